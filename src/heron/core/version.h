@@ -1,0 +1,7 @@
+#pragma once
+
+namespace heron {
+
+const char* version();
+
+}  // namespace heron
