@@ -1,0 +1,155 @@
+// `heron generate`: load a model, answer one prompt, stream the text, print speed.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/cli/args.h"
+#include "heron/cli/commands.h"
+#include "heron/core/channel.h"
+#include "heron/core/default_model.h"
+#include "heron/core/worker.h"
+#include "heron/engine/generator.h"
+#include "heron/model/loader.h"
+#include "heron/template/chatml.h"
+
+namespace heron::cli {
+
+namespace {
+
+const std::vector<FlagSpec> kFlags = {
+    {"model", true, "GGUF file or Hugging Face directory ('default': SmolLM2-135M)"},
+    {"prompt", true, "the prompt text"},
+    {"prompt-file", true, "read the prompt from a file"},
+    {"system", true, "system message (chat mode)"},
+    {"max-tokens", true, "most tokens to generate (default 256)"},
+    {"temperature", true, "sampling temperature, 0 = greedy (default 0.8)"},
+    {"top-k", true, "keep the K most likely tokens, 0 = off (default 0)"},
+    {"top-p", true, "nucleus sampling mass in (0, 1] (default 1)"},
+    {"seed", true, "random seed for reproducible sampling"},
+    {"raw", false, "send the prompt as is, without the chat template"},
+    {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
+    {"stats-json", false, "print the statistics as one JSON line on stderr"},
+    {"help", false, "show this help"},
+};
+
+std::string read_prompt(const Args& args) {
+  if (args.has("prompt") == args.has("prompt-file")) {
+    throw UsageError("give exactly one of --prompt or --prompt-file");
+  }
+  if (auto p = args.get("prompt")) return *p;
+  std::ifstream in(*args.get("prompt-file"), std::ios::binary);
+  if (!in) throw UsageError("cannot read --prompt-file '" + *args.get("prompt-file") + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What the MLX thread streams back: text pieces, then one final event.
+struct Event {
+  std::string text;
+  bool done = false;
+  engine::GenerateStats stats = {};
+  std::string error = {};
+};
+
+Event piece(std::string text) { return Event{std::move(text), false}; }
+
+}  // namespace
+
+int run_generate(const std::vector<std::string>& argv) {
+  Args args("generate", kFlags, argv);
+  if (args.has("help")) {
+    std::cout << Args::usage("generate", kFlags);
+    return 0;
+  }
+  if (!args.positional().empty()) {
+    throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+  }
+  const std::string prompt = read_prompt(args);
+  engine::GenerateOptions options;
+  options.max_tokens = static_cast<int>(args.get_int("max-tokens", 256, 1, 1 << 20));
+  options.sampling.temperature = static_cast<float>(args.get_double("temperature", 0.8, 0, 100));
+  options.sampling.top_k = static_cast<int>(args.get_int("top-k", 0, 0, 1 << 24));
+  options.sampling.top_p = static_cast<float>(args.get_double("top-p", 1.0, 0, 1));
+  if (options.sampling.top_p <= 0) throw UsageError("--top-p must be greater than 0");
+  if (args.has("seed")) {
+    options.sampling.seed = static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX));
+  }
+  options.ignore_eos = args.has("ignore-eos");
+  std::string model_arg = args.get_or("model", "default");
+  const std::filesystem::path model_path =
+      model_arg == "default" ? default_model_path() : std::filesystem::path(model_arg);
+  const bool raw = args.has("raw");
+  const auto system = args.get("system");
+
+  Channel<Event> events;
+  Worker mlx_thread;
+  auto job = mlx_thread.submit([&] {
+    try {
+      auto loaded = model::load_model(model_path);
+      if (!loaded.tokenizer) throw Error(model_path.string() + ": the model has no tokenizer");
+      auto& tok = *loaded.tokenizer;
+      std::string text = prompt;
+      if (!raw) {
+        std::vector<chat::Message> messages;
+        if (system) messages.push_back({"system", *system});
+        messages.push_back({"user", prompt});
+        text = chat::ChatMLTemplate::parse(tok.chat_template()).render(messages, true);
+      }
+      auto ids = tok.encode(text, /*add_special=*/true, /*parse_special=*/true);
+      auto caches = loaded.model->make_caches();
+      tokenizer::StreamingDetokenizer detok(tok);
+      Event done = piece("");
+      done.done = true;
+      done.stats = engine::generate(*loaded.model, caches, ids, options, [&](int id) {
+        if (auto out = detok.feed(id); !out.empty()) events.push(piece(std::move(out)));
+        return true;
+      });
+      done.text = detok.flush();
+      events.push(std::move(done));
+    } catch (const std::exception& e) {
+      Event failed = piece("");
+      failed.done = true;
+      failed.error = e.what();
+      events.push(std::move(failed));
+    }
+    events.close();
+  });
+
+  engine::GenerateStats stats;
+  while (auto event = events.pop()) {
+    if (!event->error.empty()) throw Error(event->error);
+    std::cout << event->text << std::flush;
+    if (event->done) stats = event->stats;
+  }
+  job.get();
+  std::cout << "\n";
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  const double prompt_tps = stats.prompt_tokens / std::max(stats.prompt_seconds, 1e-9);
+  const double decode_tps =
+      stats.decode_tokens > 1 ? (stats.decode_tokens - 1) / std::max(stats.decode_seconds, 1e-9)
+                              : 0.0;
+  if (args.has("stats-json")) {
+    nlohmann::json j = {{"prompt_tokens", stats.prompt_tokens}, {"prompt_tps", prompt_tps},
+                        {"decode_tokens", stats.decode_tokens}, {"decode_tps", decode_tps},
+                        {"peak_rss_mib", peak_mib},            {"done_reason", stats.done_reason}};
+    std::cerr << j.dump() << "\n";
+  } else {
+    std::fprintf(stderr,
+                 "prompt: %d tokens, %.1f tokens/s | decode: %d tokens, %.1f tokens/s | "
+                 "peak memory %.0f MiB | %s\n",
+                 stats.prompt_tokens, prompt_tps, stats.decode_tokens, decode_tps, peak_mib,
+                 stats.done_reason.c_str());
+  }
+  return 0;
+}
+
+}  // namespace heron::cli

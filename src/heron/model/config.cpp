@@ -1,0 +1,178 @@
+#include "heron/model/config.h"
+
+#include <cmath>
+
+#include "heron/core/error.h"
+
+namespace heron::model {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& source, const std::string& what) {
+  throw Error(source + ": " + what);
+}
+
+int positive_int(const json& j, const std::string& key, const std::string& source,
+                 int limit = 1 << 24) {
+  if (!j.contains(key)) fail(source, "missing '" + key + "'");
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) fail(source, "'" + key + "' must be an integer");
+  auto n = v.get<int64_t>();
+  if (n <= 0 || n > limit) {
+    fail(source, "'" + key + "' = " + std::to_string(n) + " is out of range (1.." +
+                     std::to_string(limit) + ")");
+  }
+  return static_cast<int>(n);
+}
+
+float positive_float(const json& j, const std::string& key, float fallback,
+                     const std::string& source) {
+  if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  const json& v = j.at(key);
+  if (!v.is_number()) fail(source, "'" + key + "' must be a number");
+  auto x = v.get<double>();
+  if (!std::isfinite(x) || x <= 0) fail(source, "'" + key + "' must be positive and finite");
+  return static_cast<float>(x);
+}
+
+void add_eos(const json& v, std::vector<int32_t>& out) {
+  auto add = [&](const json& id) {
+    if (!id.is_number_integer()) return;
+    auto n = id.get<int64_t>();
+    if (n < 0 || n > INT32_MAX) return;
+    auto t = static_cast<int32_t>(n);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  if (v.is_array()) {
+    for (const auto& id : v) add(id);
+  } else {
+    add(v);
+  }
+}
+
+// Shared checks once the numbers are in.
+void validate(ModelConfig& c, const std::string& source) {
+  if (c.hidden_size % c.num_heads != 0 && c.head_dim == 0) {
+    fail(source, "hidden size is not divisible by the number of heads");
+  }
+  if (c.head_dim == 0) c.head_dim = c.hidden_size / c.num_heads;
+  if (c.head_dim % 2 != 0) fail(source, "head dimension must be even for RoPE");
+  if (c.num_heads % c.num_kv_heads != 0) {
+    fail(source, "attention heads (" + std::to_string(c.num_heads) +
+                     ") must be a multiple of key/value heads (" +
+                     std::to_string(c.num_kv_heads) + ")");
+  }
+  for (auto id : c.eos_token_ids) {
+    if (id >= c.vocab_size) fail(source, "eos token id " + std::to_string(id) + " >= vocab size");
+  }
+}
+
+RopeScaling rope_scaling_from_hf(const json& config, const std::string& source) {
+  RopeScaling s;
+  if (!config.contains("rope_scaling") || config["rope_scaling"].is_null()) return s;
+  const json& r = config["rope_scaling"];
+  if (!r.is_object()) fail(source, "'rope_scaling' must be an object");
+  std::string type = r.value("rope_type", r.value("type", std::string()));
+  if (type == "default") return s;
+  if (type != "linear" && type != "llama3") {
+    fail(source, "unsupported rope_scaling type '" + type + "'");
+  }
+  s.type = type;
+  s.factor = positive_float(r, "factor", 1.0f, source);
+  s.low_freq_factor = positive_float(r, "low_freq_factor", 1.0f, source);
+  s.high_freq_factor = positive_float(r, "high_freq_factor", 4.0f, source);
+  if (r.contains("original_max_position_embeddings")) {
+    s.original_max_position = positive_int(r, "original_max_position_embeddings", source);
+  }
+  if (type == "llama3" && s.high_freq_factor <= s.low_freq_factor) {
+    fail(source, "llama3 rope_scaling needs high_freq_factor > low_freq_factor");
+  }
+  return s;
+}
+
+}  // namespace
+
+ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
+  if (!config.is_object()) fail(source, "config.json must be a JSON object");
+  ModelConfig c;
+  if (!config.contains("model_type") || !config["model_type"].is_string()) {
+    fail(source, "missing 'model_type'");
+  }
+  c.architecture = config["model_type"].get<std::string>();
+  c.vocab_size = positive_int(config, "vocab_size", source);
+  c.hidden_size = positive_int(config, "hidden_size", source);
+  c.num_layers = positive_int(config, "num_hidden_layers", source, 4096);
+  c.num_heads = positive_int(config, "num_attention_heads", source, 4096);
+  c.num_kv_heads = config.contains("num_key_value_heads") && !config["num_key_value_heads"].is_null()
+                       ? positive_int(config, "num_key_value_heads", source, 4096)
+                       : c.num_heads;
+  if (config.contains("head_dim") && !config["head_dim"].is_null()) {
+    c.head_dim = positive_int(config, "head_dim", source, 4096);
+  }
+  c.intermediate_size = positive_int(config, "intermediate_size", source);
+  c.rms_norm_eps = positive_float(config, "rms_norm_eps", 1e-6f, source);
+  c.rope_theta = positive_float(config, "rope_theta", 10000.0f, source);
+  c.rope_scaling = rope_scaling_from_hf(config, source);
+  c.tie_word_embeddings = config.value("tie_word_embeddings", false);
+  c.attention_bias = config.value("attention_bias", false);
+  if (config.contains("max_position_embeddings")) {
+    c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);
+  }
+  if (config.contains("eos_token_id")) add_eos(config["eos_token_id"], c.eos_token_ids);
+  if (generation.is_object() && generation.contains("eos_token_id")) {
+    add_eos(generation["eos_token_id"], c.eos_token_ids);
+  }
+  if (config.contains("quantization") && config["quantization"].is_object()) {
+    c.quant_group_size = positive_int(config["quantization"], "group_size", source, 1024);
+  }
+  validate(c, source);
+  return c;
+}
+
+ModelConfig config_from_gguf(const json& meta, const std::string& source) {
+  if (!meta.contains("general.architecture") || !meta["general.architecture"].is_string()) {
+    fail(source, "missing 'general.architecture'");
+  }
+  ModelConfig c;
+  c.architecture = meta["general.architecture"].get<std::string>();
+  const std::string a = c.architecture + ".";
+  c.hidden_size = positive_int(meta, a + "embedding_length", source);
+  c.num_layers = positive_int(meta, a + "block_count", source, 4096);
+  c.num_heads = positive_int(meta, a + "attention.head_count", source, 4096);
+  c.num_kv_heads = meta.contains(a + "attention.head_count_kv")
+                       ? positive_int(meta, a + "attention.head_count_kv", source, 4096)
+                       : c.num_heads;
+  if (meta.contains(a + "attention.key_length")) {
+    c.head_dim = positive_int(meta, a + "attention.key_length", source, 4096);
+  }
+  c.intermediate_size = positive_int(meta, a + "feed_forward_length", source);
+  c.rms_norm_eps = positive_float(meta, a + "attention.layer_norm_rms_epsilon", 1e-6f, source);
+  c.rope_theta = positive_float(meta, a + "rope.freq_base", 10000.0f, source);
+  if (meta.contains(a + "context_length")) {
+    c.max_position_embeddings = positive_int(meta, a + "context_length", source);
+  }
+  if (meta.contains(a + "rope.scaling.type")) {
+    const auto& t = meta[a + "rope.scaling.type"];
+    if (t == "linear") {
+      c.rope_scaling.type = "linear";
+      c.rope_scaling.factor = positive_float(meta, a + "rope.scaling.factor", 1.0f, source);
+    } else if (t != "none") {
+      fail(source, "unsupported rope scaling type " + t.dump());
+    }
+  }
+  // llama.cpp's converter permutes Q/K rows of llama models for interleaved RoPE.
+  c.rope_traditional = c.architecture == "llama";
+  if (meta.contains("tokenizer.ggml.tokens") && meta["tokenizer.ggml.tokens"].is_array()) {
+    c.vocab_size = static_cast<int>(meta["tokenizer.ggml.tokens"].size());
+  }
+  if (meta.contains(a + "vocab_size")) c.vocab_size = positive_int(meta, a + "vocab_size", source);
+  if (c.vocab_size <= 0) fail(source, "cannot tell the vocabulary size");
+  for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id"}) {
+    if (meta.contains(key)) add_eos(meta[key], c.eos_token_ids);
+  }
+  validate(c, source);
+  return c;
+}
+
+}  // namespace heron::model

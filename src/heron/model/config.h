@@ -1,0 +1,48 @@
+#pragma once
+// Architecture hyper-parameters, read from a Hugging Face config.json or from GGUF
+// metadata, validated once so model code can trust them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace heron::model {
+
+struct RopeScaling {
+  std::string type;  // "" (none), "linear", "llama3"
+  float factor = 1.0f;
+  float low_freq_factor = 1.0f;
+  float high_freq_factor = 4.0f;
+  int original_max_position = 8192;
+};
+
+struct ModelConfig {
+  std::string architecture;  // registry key: "llama", "qwen3"
+  int vocab_size = 0;
+  int hidden_size = 0;
+  int num_layers = 0;
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int intermediate_size = 0;
+  float rms_norm_eps = 1e-6f;
+  float rope_theta = 10000.0f;
+  // GGUF llama files carry Q/K rows permuted for interleaved ("traditional") RoPE;
+  // rotating pairs the same way is cheaper than un-permuting quantized rows.
+  bool rope_traditional = false;
+  RopeScaling rope_scaling;
+  bool tie_word_embeddings = false;
+  bool attention_bias = false;
+  int max_position_embeddings = 4096;
+  std::vector<int32_t> eos_token_ids;
+  int quant_group_size = 32;  // for quantized weights
+};
+
+// `generation` is generation_config.json (or null); its eos_token_id joins config's.
+ModelConfig config_from_hf(const nlohmann::json& config, const nlohmann::json& generation,
+                           const std::string& source);
+ModelConfig config_from_gguf(const nlohmann::json& metadata, const std::string& source);
+
+}  // namespace heron::model

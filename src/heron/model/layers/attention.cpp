@@ -1,0 +1,51 @@
+#include "heron/model/layers/attention.h"
+
+#include <cmath>
+
+#include <mlx/fast.h>
+#include <mlx/ops.h>
+
+namespace heron::model {
+
+namespace mx = mlx::core;
+
+Attention Attention::load(Weights& w, const std::string& prefix, const ModelConfig& c,
+                          std::shared_ptr<const Rope> rope, bool qk_norm) {
+  Attention a;
+  a.q_ = Linear::load(w, prefix + ".q_proj");
+  a.k_ = Linear::load(w, prefix + ".k_proj");
+  a.v_ = Linear::load(w, prefix + ".v_proj");
+  a.o_ = Linear::load(w, prefix + ".o_proj");
+  if (qk_norm) {
+    a.q_norm_ = RMSNorm::load(w, prefix + ".q_norm.weight", c.rms_norm_eps);
+    a.k_norm_ = RMSNorm::load(w, prefix + ".k_norm.weight", c.rms_norm_eps);
+  }
+  a.rope_ = std::move(rope);
+  a.heads_ = c.num_heads;
+  a.kv_heads_ = c.num_kv_heads;
+  a.head_dim_ = c.head_dim;
+  a.scale_ = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  return a;
+}
+
+mx::array Attention::operator()(const mx::array& x, const Batch& batch,
+                                cache::Cache& cache) const {
+  const int B = x.shape(0);
+  const int L = x.shape(1);
+  // [B, L, heads*D] -> [B, heads, L, D], normalising per head where the model asks.
+  auto heads = [&](const mx::array& t, int n, const std::optional<RMSNorm>& norm) {
+    auto r = mx::reshape(t, {B, L, n, head_dim_});
+    if (norm) r = (*norm)(r);
+    return mx::transpose(r, {0, 2, 1, 3});
+  };
+  auto q = (*rope_)(heads(q_(x), heads_, q_norm_), batch.seq_offsets);
+  auto k = (*rope_)(heads(k_(x), kv_heads_, k_norm_), batch.seq_offsets);
+  auto v = heads(v_(x), kv_heads_, std::nullopt);
+  auto history = cache.update(k, v);
+  auto out = mx::fast::scaled_dot_product_attention(q, history.keys, history.values, scale_,
+                                                    L > 1 ? "causal" : "");
+  out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * head_dim_});
+  return o_(out);
+}
+
+}  // namespace heron::model

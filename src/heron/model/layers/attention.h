@@ -1,0 +1,31 @@
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "heron/cache/cache.h"
+#include "heron/model/batch.h"
+#include "heron/model/layers/linear.h"
+#include "heron/model/layers/norm.h"
+#include "heron/model/layers/rope.h"
+
+namespace heron::model {
+
+// Grouped-query self-attention through fast::scaled_dot_product_attention.
+class Attention {
+ public:
+  // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3).
+  static Attention load(Weights& w, const std::string& prefix, const ModelConfig& c,
+                        std::shared_ptr<const Rope> rope, bool qk_norm);
+  mlx::core::array operator()(const mlx::core::array& x, const Batch& batch,
+                              cache::Cache& cache) const;
+
+ private:
+  Linear q_, k_, v_, o_;
+  std::optional<RMSNorm> q_norm_, k_norm_;
+  std::shared_ptr<const Rope> rope_;
+  int heads_ = 0, kv_heads_ = 0, head_dim_ = 0;
+  float scale_ = 1.0f;
+};
+
+}  // namespace heron::model

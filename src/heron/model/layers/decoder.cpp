@@ -1,0 +1,47 @@
+#include "heron/model/layers/decoder.h"
+
+#include <mlx/ops.h>
+
+#include "heron/cache/kv_cache.h"
+
+namespace heron::model {
+
+namespace mx = mlx::core;
+
+DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions options)
+    : Model(c) {
+  embed_ = Embedding::load(w, "model.embed_tokens");
+  auto rope = std::make_shared<const Rope>(c, w.take_optional("rope_freqs.weight"));
+  for (int i = 0; i < c.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i);
+    blocks_.push_back(Block{
+        RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps),
+        RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps),
+        Attention::load(w, p + ".self_attn", c, rope, options.qk_norm),
+        GatedMLP::load(w, p + ".mlp"),
+    });
+  }
+  norm_ = RMSNorm::load(w, "model.norm.weight", c.rms_norm_eps);
+  if (!c.tie_word_embeddings || w.has("lm_head.weight")) lm_head_ = Linear::load(w, "lm_head");
+}
+
+Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const {
+  auto h = embed_(batch.input_ids);
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const auto& b = blocks_[i];
+    h = mx::add(h, b.attention(b.input_norm(h), batch, *caches[i]));
+    h = mx::add(h, b.mlp(b.post_attention_norm(h)));
+  }
+  if (batch.logits_for == LogitsFor::Last && h.shape(1) > 1) {
+    h = mx::slice(h, {0, h.shape(1) - 1, 0}, h.shape());
+  }
+  h = norm_(h);
+  auto logits = lm_head_ ? (*lm_head_)(h) : embed_.as_linear(h);
+  return {logits, want_hiddens ? std::optional<mx::array>(h) : std::nullopt};
+}
+
+cache::Caches DecoderModel::make_caches() const {
+  return cache::make_kv_caches(config().num_layers);
+}
+
+}  // namespace heron::model

@@ -1,0 +1,34 @@
+#pragma once
+// A pre-norm decoder-only transformer (embeddings, N blocks of attention + gated MLP,
+// final norm, output head). Architectures configure it in their own short files.
+#include <vector>
+
+#include "heron/model/layers/attention.h"
+#include "heron/model/layers/mlp.h"
+#include "heron/model/model.h"
+
+namespace heron::model {
+
+struct DecoderOptions {
+  bool qk_norm = false;
+};
+
+class DecoderModel : public Model {
+ public:
+  DecoderModel(const ModelConfig& config, Weights& w, DecoderOptions options);
+  Output forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const override;
+  cache::Caches make_caches() const override;
+
+ private:
+  struct Block {
+    RMSNorm input_norm, post_attention_norm;
+    Attention attention;
+    GatedMLP mlp;
+  };
+  Embedding embed_;
+  std::vector<Block> blocks_;
+  RMSNorm norm_;
+  std::optional<Linear> lm_head_;  // absent when tied to the embedding
+};
+
+}  // namespace heron::model

@@ -1,0 +1,64 @@
+#include "heron/model/layers/linear.h"
+
+#include <mlx/ops.h>
+
+#include "heron/core/error.h"
+
+namespace heron::model {
+
+namespace mx = mlx::core;
+
+Linear Linear::load(Weights& w, const std::string& prefix) {
+  Linear l;
+  l.weight_ = w.take(prefix + ".weight");
+  l.scales_ = w.take_optional(prefix + ".scales");
+  l.bias_ = w.take_optional(prefix + ".bias");
+  if (l.bias_) l.bias_ = mx::astype(*l.bias_, w.dtype());
+  if (l.weight_.ndim() != 2) throw Error(w.source() + ": '" + prefix + ".weight' is not 2-D");
+  if (!l.scales_) {
+    l.weight_ = mx::astype(l.weight_, w.dtype());
+    l.in_features_ = l.weight_.shape(1);
+    return l;
+  }
+  l.biases_ = w.take(prefix + ".biases");
+  // Bits follow from the packed width: in*bits/32 packed columns, in/group scales.
+  const int group = w.group_size();
+  const int packed = l.weight_.shape(1);
+  const int groups = l.scales_->shape(-1);
+  const int64_t in = static_cast<int64_t>(groups) * group;
+  if (l.weight_.dtype() != mx::uint32 || in == 0 || (int64_t{packed} * 32) % in != 0) {
+    throw Error(w.source() + ": '" + prefix + "' has inconsistent quantized shapes");
+  }
+  l.quant_ = {group, static_cast<int>(int64_t{packed} * 32 / in)};
+  l.in_features_ = static_cast<int>(in);
+  l.scales_ = mx::astype(*l.scales_, w.dtype());
+  l.biases_ = mx::astype(*l.biases_, w.dtype());
+  return l;
+}
+
+mx::array Linear::operator()(const mx::array& x) const {
+  auto y = quant_.bits ? mx::quantized_matmul(x, weight_, *scales_, *biases_, true,
+                                              quant_.group_size, quant_.bits)
+                       : mx::matmul(x, mx::transpose(weight_));
+  return bias_ ? mx::add(y, *bias_) : y;
+}
+
+Embedding Embedding::load(Weights& w, const std::string& prefix) {
+  Embedding e;
+  e.table_ = Linear::load(w, prefix);
+  e.dtype_ = w.dtype();
+  return e;
+}
+
+mx::array Embedding::operator()(const mx::array& ids) const {
+  const auto& t = table_;
+  if (!t.quant_.bits) return mx::take(t.weight_, ids, 0);
+  // Gather the quantized rows first, then dequantize only those.
+  auto rows = mx::take(t.weight_, ids, 0);
+  auto scales = mx::take(*t.scales_, ids, 0);
+  auto biases = mx::take(*t.biases_, ids, 0);
+  return mx::astype(
+      mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits), dtype_);
+}
+
+}  // namespace heron::model

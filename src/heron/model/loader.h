@@ -1,0 +1,35 @@
+#pragma once
+// Opens a model from disk: a Hugging Face safetensors directory or a GGUF file.
+// Headers are validated first; weights are renamed to Hugging Face names so the
+// architecture files see one naming scheme.
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <mlx/dtype.h>
+
+#include "heron/model/model.h"
+#include "heron/tokenizer/tokenizer.h"
+
+namespace heron::model {
+
+struct LoadOptions {
+  // Compute type for activations and float weights; default: float32 on the CPU,
+  // float16 on GPUs.
+  std::optional<mlx::core::Dtype> dtype;
+  bool load_tokenizer = true;
+};
+
+struct LoadedModel {
+  std::string source;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;  // null when the source has none
+};
+
+LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options = {});
+
+// GGUF tensor name -> Hugging Face name ("blk.3.attn_q.weight" ->
+// "model.layers.3.self_attn.q_proj.weight"); unknown names pass through.
+std::string hf_name_from_gguf(const std::string& name);
+
+}  // namespace heron::model

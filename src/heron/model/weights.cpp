@@ -1,0 +1,21 @@
+#include "heron/model/weights.h"
+
+#include "heron/core/error.h"
+
+namespace heron::model {
+
+mlx::core::array Weights::take(const std::string& name) {
+  auto w = take_optional(name);
+  if (!w) throw Error(source_ + ": missing tensor '" + name + "'");
+  return *w;
+}
+
+std::optional<mlx::core::array> Weights::take_optional(const std::string& name) {
+  auto it = map_.find(name);
+  if (it == map_.end()) return std::nullopt;
+  auto w = it->second;
+  map_.erase(it);
+  return w;
+}
+
+}  // namespace heron::model

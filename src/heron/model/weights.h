@@ -1,0 +1,32 @@
+#pragma once
+// Named weights of one model, consumed by the layers that need them. A missing
+// name is a clear error naming the model file, never a crash.
+#include <optional>
+#include <string>
+
+#include "heron/io/weights.h"
+
+namespace heron::model {
+
+class Weights {
+ public:
+  Weights(io::WeightMap map, std::string source, int group_size, mlx::core::Dtype dtype)
+      : map_(std::move(map)), source_(std::move(source)), group_size_(group_size),
+        dtype_(dtype) {}
+
+  mlx::core::array take(const std::string& name);
+  std::optional<mlx::core::array> take_optional(const std::string& name);
+  bool has(const std::string& name) const { return map_.count(name) != 0; }
+  const std::string& source() const { return source_; }
+  int group_size() const { return group_size_; }
+  // Activations and float weights are computed in this type.
+  mlx::core::Dtype dtype() const { return dtype_; }
+
+ private:
+  io::WeightMap map_;
+  std::string source_;
+  int group_size_;
+  mlx::core::Dtype dtype_;
+};
+
+}  // namespace heron::model
