@@ -1,0 +1,107 @@
+// Our forward pass against mlx-lm's logits on the same tiny random weights
+// (tests/fixtures/models/*, made by tools/make_tiny_models.py and
+// tools/make_reference_logits.py).
+#include <gtest/gtest.h>
+#include <mlx/mlx.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "heron/core/error.h"
+#include "heron/model/loader.h"
+
+namespace mx = mlx::core;
+using heron::model::Batch;
+using heron::model::LoadOptions;
+
+namespace {
+
+const std::string kModels = std::string(HERON_FIXTURES) + "/models/";
+
+// float32 tolerance: max |ours - reference| <= 1e-4 * max |reference|.
+constexpr float kRelTol = 1e-4f;
+
+float relative_error(const mx::array& ours, const mx::array& ref) {
+  auto err = mx::max(mx::abs(mx::subtract(mx::astype(ours, mx::float32), ref))).item<float>();
+  return err / mx::max(mx::abs(ref)).item<float>();
+}
+
+std::vector<int> to_vector(const mx::array& tokens) {
+  auto t = mx::astype(tokens, mx::int32);
+  mx::eval(t);
+  return {t.data<int32_t>(), t.data<int32_t>() + t.size()};
+}
+
+class ModelLogits : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModelLogits, FullSequenceMatchesMlxLm) {
+  const auto dir = kModels + GetParam();
+  auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
+  auto tokens = to_vector(ref.at("tokens"));
+  auto loaded = heron::model::load_model(dir, LoadOptions{.dtype = mx::float32});
+  auto caches = loaded.model->make_caches();
+  auto logits = loaded.model->forward(Batch::single(tokens, 0), caches).logits;
+  ASSERT_EQ(logits.shape(), (mx::Shape{1, static_cast<int>(tokens.size()),
+                                       ref.at("logits").shape(1)}));
+  EXPECT_LE(relative_error(mx::squeeze(logits, 0), ref.at("logits")), kRelTol);
+}
+
+// Prefill a prefix, then one token at a time through the KV cache.
+TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
+  const auto dir = kModels + GetParam();
+  auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
+  auto tokens = to_vector(ref.at("tokens"));
+  const auto& expected = ref.at("logits");
+  auto loaded = heron::model::load_model(dir, LoadOptions{.dtype = mx::float32});
+  auto caches = loaded.model->make_caches();
+  const int prefix = 25;
+  std::vector<int> head(tokens.begin(), tokens.begin() + prefix);
+  auto first = loaded.model->forward(Batch::single(head, 0), caches).logits;
+  EXPECT_LE(relative_error(mx::squeeze(first, 0), mx::slice(expected, {0, 0},
+                                                             {prefix, expected.shape(1)})),
+            kRelTol);
+  for (int i = prefix; i < static_cast<int>(tokens.size()); ++i) {
+    auto step = loaded.model->forward(Batch::single(std::vector<int>{tokens[i]}, i), caches).logits;
+    auto row = mx::slice(expected, {i, 0}, {i + 1, expected.shape(1)});
+    ASSERT_LE(relative_error(mx::reshape(step, row.shape()), row), kRelTol) << "position " << i;
+  }
+  EXPECT_EQ(caches[0]->offset(), static_cast<int>(tokens.size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
+                         ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
+                                           "tiny-llama-sharded"));
+
+TEST(ModelLoading, UnknownArchitectureIsAClearError) {
+  auto dir = std::filesystem::temp_directory_path() / "heron-unknown-arch";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy(kModels + "tiny-llama/model.safetensors", dir / "model.safetensors",
+                        std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "config.json") << R"({"model_type": "mamba9", "vocab_size": 512,
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128})";
+  try {
+    heron::model::load_model(dir, LoadOptions{.load_tokenizer = false});
+    FAIL() << "expected an error";
+  } catch (const heron::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported architecture 'mamba9'"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ModelLoading, BadConfigValuesAreClearErrors) {
+  auto dir = std::filesystem::temp_directory_path() / "heron-bad-config";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"model_type": "llama", "vocab_size": -3,
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128})";
+  try {
+    heron::model::load_model(dir);
+    FAIL() << "expected an error";
+  } catch (const heron::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'vocab_size' = -3 is out of range"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace

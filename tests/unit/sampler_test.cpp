@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+#include <mlx/mlx.h>
+
+#include <cmath>
+#include <map>
+
+#include "heron/core/error.h"
+#include "heron/sample/sampler.h"
+
+namespace mx = mlx::core;
+using heron::sample::Sampler;
+using heron::sample::SamplingOptions;
+
+namespace {
+
+mx::array logits_of(const std::vector<float>& probs) {
+  std::vector<float> logs;
+  for (float p : probs) logs.push_back(std::log(p));
+  return mx::array(logs.data(), {1, static_cast<int>(logs.size())}, mx::float32);
+}
+
+std::map<int, int> draw(Sampler& s, const mx::array& logits, int n) {
+  std::map<int, int> counts;
+  for (int i = 0; i < n; ++i) counts[s(logits).item<int32_t>()]++;
+  return counts;
+}
+
+}  // namespace
+
+TEST(Sampler, TemperatureZeroIsArgmax) {
+  Sampler s({.temperature = 0.0f});
+  EXPECT_EQ(s(logits_of({0.1f, 0.2f, 0.6f, 0.1f})).item<int32_t>(), 2);
+}
+
+TEST(Sampler, TopKOneIsArgmaxAtAnyTemperature) {
+  Sampler s({.temperature = 5.0f, .top_k = 1, .seed = 3});
+  auto counts = draw(s, logits_of({0.3f, 0.4f, 0.3f}), 50);
+  EXPECT_EQ(counts[1], 50);
+}
+
+TEST(Sampler, SameSeedSameTokens) {
+  auto logits = logits_of({0.25f, 0.25f, 0.25f, 0.25f});
+  Sampler a({.temperature = 1.0f, .seed = 42});
+  Sampler b({.temperature = 1.0f, .seed = 42});
+  std::vector<int> ta, tb;
+  for (int i = 0; i < 40; ++i) {
+    ta.push_back(a(logits).item<int32_t>());
+    tb.push_back(b(logits).item<int32_t>());
+  }
+  EXPECT_EQ(ta, tb);
+  EXPECT_GT(std::set<int>(ta.begin(), ta.end()).size(), 1u);  // actually random
+}
+
+// Frequencies within 5 standard deviations of the expected renormalised mass.
+void expect_frequencies(const std::map<int, int>& counts, const std::vector<double>& expected,
+                        int n) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double p = expected[i];
+    const double got = counts.count(static_cast<int>(i)) ? counts.at(static_cast<int>(i)) : 0;
+    const double sd = std::sqrt(n * p * (1 - p)) + 1e-9;
+    EXPECT_LE(std::abs(got - n * p), 5 * sd + (p == 0 ? 0 : 1)) << "token " << i;
+  }
+}
+
+TEST(Sampler, TemperatureOneFollowsTheDistribution) {
+  Sampler s({.temperature = 1.0f, .seed = 7});
+  const int n = 3000;
+  expect_frequencies(draw(s, logits_of({0.5f, 0.3f, 0.15f, 0.05f}), n), {0.5, 0.3, 0.15, 0.05}, n);
+}
+
+TEST(Sampler, TopPKeepsTheSmallestSetReachingP) {
+  // Mass before each token: 0, .5, .8, .95 -> top_p .7 keeps tokens 0 and 1.
+  Sampler s({.temperature = 1.0f, .top_p = 0.7f, .seed = 11});
+  const int n = 3000;
+  expect_frequencies(draw(s, logits_of({0.5f, 0.3f, 0.15f, 0.05f}), n), {0.625, 0.375, 0, 0}, n);
+}
+
+TEST(Sampler, TopKRenormalises) {
+  Sampler s({.temperature = 1.0f, .top_k = 2, .seed = 5});
+  const int n = 3000;
+  expect_frequencies(draw(s, logits_of({0.1f, 0.5f, 0.15f, 0.25f}), n), {0, 0.5 / 0.75, 0, 0.25 / 0.75},
+                     n);
+}
+
+TEST(Sampler, RejectsBadOptions) {
+  EXPECT_THROW(Sampler({.temperature = -1.0f}), heron::Error);
+  EXPECT_THROW(Sampler({.temperature = NAN}), heron::Error);
+  EXPECT_THROW(Sampler({.top_k = -2}), heron::Error);
+  EXPECT_THROW(Sampler({.top_p = 0.0f}), heron::Error);
+  EXPECT_THROW(Sampler({.top_p = 1.5f}), heron::Error);
+}
