@@ -56,6 +56,8 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   for (auto& [name, array] : io::load_gguf_tensors(header)) {
     renamed.insert_or_assign(hf_name_from_gguf(name), array);
   }
+  // GGUF files of tied models simply have no output tensor.
+  config.tie_word_embeddings = renamed.count("lm_head.weight") == 0;
   Weights weights(std::move(renamed), path.string(), 32, options.dtype.value_or(default_dtype()));
   LoadedModel loaded{path.string(), build_model(config, weights), nullptr};
   if (options.load_tokenizer) {
