@@ -78,8 +78,8 @@ TEST(Sampler, TopPKeepsTheSmallestSetReachingP) {
 TEST(Sampler, TopKRenormalises) {
   Sampler s({.temperature = 1.0f, .top_k = 2, .seed = 5});
   const int n = 3000;
-  expect_frequencies(draw(s, logits_of({0.1f, 0.5f, 0.15f, 0.25f}), n), {0, 0.5 / 0.75, 0, 0.25 / 0.75},
-                     n);
+  expect_frequencies(draw(s, logits_of({0.1f, 0.5f, 0.15f, 0.25f}), n),
+                     {0, 0.5 / 0.75, 0, 0.25 / 0.75}, n);
 }
 
 TEST(Sampler, RejectsBadOptions) {

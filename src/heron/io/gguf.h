@@ -2,16 +2,20 @@
 // GGUF header reader. Everything in the header is validated here, before MLX's
 // load_gguf ever sees the file: magic, version, counts, string lengths, metadata
 // types, tensor dims, types, offsets, alignment, overlap and file bounds.
+//
+// Accepted: GGUF v2 and v3, little-endian. Any ggml type with a known block layout
+// passes the header (so errors can name it); load_gguf_tensors refuses all but
+// F32, F16, BF16, Q4_0, Q4_1, Q8_0.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace heron::io {
+#include "heron/io/ggml_types.h"
 
-// ggml tensor type ids (ggml.h numbering).
-enum class GGMLType : uint32_t { F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q8_0 = 8, BF16 = 30 };
+namespace heron::io {
 
 struct GGUFTensorInfo {
   std::string name;
@@ -26,8 +30,15 @@ struct GGUFHeader {
   uint32_t version = 0;
   uint64_t alignment = 32;
   uint64_t data_offset = 0;  // absolute file offset of the tensor data section
-  nlohmann::json metadata;   // key -> value; arrays become JSON arrays
-  std::vector<GGUFTensorInfo> tensors;
+  uint64_t file_size = 0;
+  // key -> value; arrays become JSON arrays, uint64/int64 stay exact. Strings keep
+  // their raw bytes even when they are not valid UTF-8: nlohmann stores them fine,
+  // but json::dump() throws on them unless given error_handler_t::replace.
+  nlohmann::json metadata;
+  // key -> GGUF value type: "uint8" .. "float64", "bool", "string", "array[ELEM]"
+  // ("array[array]" for arrays of arrays, whatever the inner types).
+  std::map<std::string, std::string> metadata_types;
+  std::vector<GGUFTensorInfo> tensors;  // file order
 };
 
 // Throws heron::Error naming the file and the problem.

