@@ -1,0 +1,143 @@
+// SmolLM2-135M Q4_1 (the default model) against two independent engines on the same
+// GGUF weights: llama.cpp (tests/fixtures/smollm2_llamacpp.json, from
+// tools/make_llamacpp_reference.py) and mlx-lm (tests/fixtures/smollm2_mlxlm.json,
+// from tools/gguf_to_mlx.py --verify).
+//
+// Rule for every comparison: the argmax may differ only where the reference's own
+// top-2 logit margin is a near-tie. llama.cpp rounds activations to 8 bits in its CPU
+// matmuls, so its near-tie margin is 0.15 (exact float64 math on these weights
+// disagrees with it only below ~0.12); mlx-lm computes in float32 like us, so its
+// margin is 0.01.
+#include <gtest/gtest.h>
+#include <mlx/mlx.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/core/default_model.h"
+#include "heron/engine/generator.h"
+#include "heron/model/loader.h"
+#include "heron/template/chatml.h"
+
+namespace mx = mlx::core;
+using heron::model::Batch;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kLlamaCppNearTie = 0.15;
+constexpr double kMlxLmNearTie = 0.01;
+
+json read_fixture(const std::string& name) {
+  std::ifstream in(std::string(HERON_FIXTURES) + "/" + name);
+  return json::parse(in);
+}
+
+class SmolLM2 : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    loaded_ = new heron::model::LoadedModel(heron::model::load_model(heron::default_model_path()));
+  }
+  static void TearDownTestSuite() { delete loaded_; }
+
+  static std::vector<int> teacher_forced_argmax(const std::vector<int>& tokens) {
+    auto caches = loaded_->model->make_caches();
+    auto logits = loaded_->model->forward(Batch::single(tokens, 0), caches).logits;
+    auto argmax = mx::astype(mx::argmax(mx::squeeze(logits, 0), -1), mx::int32);
+    mx::eval(argmax);
+    return {argmax.data<int32_t>(), argmax.data<int32_t>() + argmax.size()};
+  }
+
+  static std::vector<int> greedy(const std::vector<int>& prompt, int n) {
+    heron::engine::GenerateOptions options;
+    options.max_tokens = n;
+    options.ignore_eos = true;
+    options.sampling.temperature = 0;
+    std::vector<int> out;
+    auto caches = loaded_->model->make_caches();
+    heron::engine::generate(*loaded_->model, caches, prompt, options, [&](int t) {
+      out.push_back(t);
+      return true;
+    });
+    return out;
+  }
+
+  // Every disagreement must sit at a near-tie of the reference.
+  static void expect_teacher_forced_agreement(const json& reference, double near_tie) {
+    const auto& tf = reference["teacher_forced"];
+    auto expected = tf["argmax"].get<std::vector<int>>();
+    auto margin = tf["margin"].get<std::vector<double>>();
+    auto ours = teacher_forced_argmax(tf["tokens"].get<std::vector<int>>());
+    ASSERT_EQ(ours.size(), expected.size());
+    ASSERT_GE(ours.size(), 300u);
+    size_t agree = 0;
+    for (size_t i = 0; i < ours.size(); ++i) {
+      if (ours[i] == expected[i]) {
+        ++agree;
+      } else {
+        EXPECT_LT(margin[i], near_tie) << "position " << i << ": ours " << ours[i]
+                                       << ", reference " << expected[i];
+      }
+    }
+    std::cout << "  teacher-forced argmax agreement: " << agree << "/" << ours.size() << "\n";
+  }
+
+  // Greedy runs may part only at a near-tie of the reference; returns the matched length.
+  static size_t expect_greedy_agreement(const json& g, double near_tie) {
+    auto expected = g["continuation"].get<std::vector<int>>();
+    auto margins = g["margins"].get<std::vector<double>>();
+    auto ours = greedy(g["prompt_tokens"].get<std::vector<int>>(),
+                       static_cast<int>(expected.size()));
+    size_t same = 0;
+    while (same < ours.size() && ours[same] == expected[same]) ++same;
+    if (same < expected.size()) {
+      EXPECT_LT(margins[same], near_tie)
+          << g["prompt"] << ": parted at token " << same << " where the reference was sure";
+    }
+    return same;
+  }
+
+  static heron::model::LoadedModel* loaded_;
+};
+
+heron::model::LoadedModel* SmolLM2::loaded_ = nullptr;
+
+TEST_F(SmolLM2, TeacherForcedArgmaxAgreesWithMlxLm) {
+  expect_teacher_forced_agreement(read_fixture("smollm2_mlxlm.json"), kMlxLmNearTie);
+}
+
+TEST_F(SmolLM2, TeacherForcedArgmaxAgreesWithLlamaCpp) {
+  expect_teacher_forced_agreement(read_fixture("smollm2_llamacpp.json"), kLlamaCppNearTie);
+}
+
+TEST_F(SmolLM2, GreedyContinuationsAgreeWithMlxLm) {
+  const auto reference = read_fixture("smollm2_mlxlm.json");
+  ASSERT_EQ(reference["greedy"].size(), 5u);
+  for (const auto& g : reference["greedy"]) {
+    EXPECT_EQ(expect_greedy_agreement(g, kMlxLmNearTie), g["continuation"].size()) << g["prompt"];
+  }
+}
+
+TEST_F(SmolLM2, GreedyContinuationsAgreeWithLlamaCpp) {
+  const auto reference = read_fixture("smollm2_llamacpp.json");
+  ASSERT_EQ(reference["greedy"].size(), 5u);
+  for (const auto& g : reference["greedy"]) {
+    const auto same = expect_greedy_agreement(g, kLlamaCppNearTie);
+    std::cout << "  " << g["prompt"] << ": " << same << " tokens agree\n";
+  }
+}
+
+// Our ChatML rendering and tokenizer give llama.cpp's prompt tokens.
+TEST_F(SmolLM2, ChatPromptTokensMatchLlamaCpp) {
+  auto chat = heron::chat::ChatMLTemplate::parse(loaded_->tokenizer->chat_template());
+  const auto reference = read_fixture("smollm2_llamacpp.json");
+  ASSERT_EQ(reference["greedy"].size(), 5u);
+  for (const auto& g : reference["greedy"]) {
+    const auto rendered = chat.render({{"user", g["prompt"].get<std::string>()}}, true);
+    EXPECT_EQ(rendered, g["rendered"].get<std::string>());
+    EXPECT_EQ(loaded_->tokenizer->encode(rendered), g["prompt_tokens"].get<std::vector<int>>());
+  }
+}
+
+}  // namespace
