@@ -3,6 +3,7 @@
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
+#include "heron/kernels/quantized_matmul.h"
 
 namespace heron::model {
 
@@ -37,8 +38,8 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
 }
 
 mx::array Linear::operator()(const mx::array& x) const {
-  auto y = quant_.bits ? mx::quantized_matmul(x, weight_, *scales_, *biases_, true,
-                                              quant_.group_size, quant_.bits)
+  auto y = quant_.bits ? kernels::quantized_matmul(x, weight_, *scales_, *biases_,
+                                                   quant_.group_size, quant_.bits)
                        : mx::matmul(x, mx::transpose(weight_));
   return bias_ ? mx::add(y, *bias_) : y;
 }
@@ -57,8 +58,8 @@ mx::array Embedding::operator()(const mx::array& ids) const {
   auto rows = mx::take(t.weight_, ids, 0);
   auto scales = mx::take(*t.scales_, ids, 0);
   auto biases = mx::take(*t.biases_, ids, 0);
-  return mx::astype(
-      mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits), dtype_);
+  return mx::astype(mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits),
+                    dtype_);
 }
 
 }  // namespace heron::model

@@ -1,0 +1,91 @@
+#include "heron/kernels/qmm_primitive.h"
+
+#include <stdexcept>
+#include <typeinfo>
+
+#include <mlx/allocator.h>
+#include <mlx/backend/cpu/encoder.h>
+
+#include "heron/kernels/qmm_cpu.h"
+
+namespace heron::kernels {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// The kernels take dense row-major buffers; gather strided inputs (a sliced
+// or transposed x) into scratch first. MLX's own copy routine is not exported.
+template <class T>
+const T* row_major(const mx::array& a, std::vector<T>& scratch) {
+  if (a.flags().row_contiguous) return a.data<T>();
+  scratch.resize(a.size());
+  const T* src = a.data<T>();
+  const int nd = static_cast<int>(a.ndim());
+  std::vector<int> idx(static_cast<size_t>(nd), 0);
+  int64_t off = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    scratch[i] = src[off];
+    for (int d = nd - 1; d >= 0; --d) {  // odometer over the shape
+      off += a.strides(d);
+      if (++idx[static_cast<size_t>(d)] < a.shape(d)) break;
+      off -= a.strides(d) * a.shape(d);
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return scratch.data();
+}
+
+void run(const mx::array& x, const mx::array& w, const mx::array& scales, const mx::array& biases,
+         mx::array& out, int group_size, int bits) {
+  if (out.size() == 0) return;
+  std::vector<float> xs, ss, bs;
+  std::vector<uint32_t> ws;
+  QmmArgs a{};
+  a.K = x.shape(-1);
+  a.M = static_cast<int>(x.size() / static_cast<size_t>(a.K));
+  a.N = w.shape(0);
+  a.group_size = group_size;
+  a.bits = bits;
+  a.x = row_major(x, xs);
+  a.w = row_major(w, ws);
+  a.scales = row_major(scales, ss);
+  a.biases = row_major(biases, bs);
+  a.out = out.data<float>();
+  qmm_cpu(a);
+}
+
+}  // namespace
+
+void QuantizedMatmulCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& encoder = mx::cpu::get_command_encoder(stream());
+  for (const auto& in : inputs) encoder.set_input_array(in);
+  encoder.set_output_array(out);
+  // Weak copies, as in MLX's own CPU primitives: the evaluator keeps the
+  // buffers alive until this task has run on the stream's thread.
+  encoder.dispatch([x = mx::array::unsafe_weak_copy(inputs[0]),
+                    w = mx::array::unsafe_weak_copy(inputs[1]),
+                    scales = mx::array::unsafe_weak_copy(inputs[2]),
+                    biases = mx::array::unsafe_weak_copy(inputs[3]),
+                    out = mx::array::unsafe_weak_copy(out), group_size = group_size_,
+                    bits = bits_]() mutable { run(x, w, scales, biases, out, group_size, bits); });
+}
+
+void QuantizedMatmulCpu::eval_gpu(const std::vector<mx::array>&, mx::array&) {
+  throw std::runtime_error("HeronQuantizedMatmul is CPU-only (GPU streams use MLX's kernel)");
+}
+
+bool QuantizedMatmulCpu::is_equivalent(const mx::Primitive& other) const {
+  if (typeid(other) != typeid(*this)) return false;
+  const auto& o = static_cast<const QuantizedMatmulCpu&>(other);
+  return group_size_ == o.group_size_ && bits_ == o.bits_;
+}
+
+std::vector<mx::Shape> QuantizedMatmulCpu::output_shapes(const std::vector<mx::array>& inputs) {
+  auto shape = inputs[0].shape();
+  shape.back() = inputs[1].shape(0);
+  return {shape};
+}
+
+}  // namespace heron::kernels

@@ -1,0 +1,50 @@
+#include "heron/kernels/quantized_matmul.h"
+
+#include <memory>
+
+#include <mlx/ops.h>
+
+#include "heron/kernels/qmm_primitive.h"
+
+namespace heron::kernels {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// Everything qmm_cpu handles; anything else is MLX's business (including
+// reporting bad shapes).
+bool fast_path(const mx::array& x, const mx::array& w, const mx::array& scales,
+               const mx::array& biases, int group_size, int bits, const mx::Stream& s) {
+  if (s.device != mx::Device::cpu) return false;
+  if (x.dtype() != mx::float32 || scales.dtype() != mx::float32 || biases.dtype() != mx::float32 ||
+      w.dtype() != mx::uint32) {
+    return false;
+  }
+  if (bits != 4 && bits != 8) return false;
+  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
+  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
+    return false;
+  }
+  const int64_t K = int64_t{w.shape(1)} * 32 / bits;
+  return K > 0 && x.shape(-1) == K && K % group_size == 0 && scales.shape(0) == w.shape(0) &&
+         scales.shape(1) == K / group_size;
+}
+
+}  // namespace
+
+mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::array& scales,
+                           const mx::array& biases, int group_size, int bits,
+                           mx::StreamOrDevice s) {
+  const auto stream = mx::to_stream(s);
+  if (!fast_path(x, w, scales, biases, group_size, bits, stream)) {
+    return mx::quantized_matmul(x, w, scales, biases, true, group_size, bits, "affine", s);
+  }
+  auto shape = x.shape();
+  shape.back() = w.shape(0);
+  return mx::array(std::move(shape), mx::float32,
+                   std::make_shared<QuantizedMatmulCpu>(stream, group_size, bits),
+                   {x, w, scales, biases});
+}
+
+}  // namespace heron::kernels
