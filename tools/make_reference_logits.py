@@ -27,12 +27,33 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 
 import numpy as np  # noqa: E402
-from safetensors.numpy import load_file, save_file  # noqa: E402
+from safetensors.numpy import load_file  # noqa: E402
 
 T = 64
 PREFILL = 25
 MODELS = ["tiny-llama", "tiny-llama3", "tiny-qwen3", "tiny-llama-sharded"]
 SEEDS = {"tiny-llama": 11, "tiny-llama3": 12, "tiny-qwen3": 13, "tiny-llama-sharded": 11}
+
+
+def save_safetensors_sorted(tensors: dict, path: str, metadata: dict):
+    """A safetensors file with a deterministic header (safetensors' own writer orders
+    the metadata keys differently from run to run, so the bytes would change)."""
+    dtypes = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32"}
+    header = {"__metadata__": dict(sorted(metadata.items()))}
+    blobs, off = [], 0
+    for name in sorted(tensors):
+        a = np.ascontiguousarray(tensors[name])
+        b = a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {"dtype": dtypes[a.dtype], "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(len(h).to_bytes(8, "little"))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
 
 
 # ----------------------------------------------------------------------------
@@ -186,10 +207,10 @@ def main():
             "max_abs_diff_full_vs_incremental": f"{d_inc:.3e}",
             "max_abs_diff_mlx_vs_numpy64": f"{d_np:.3e}",
         }
-        save_file(
+        save_safetensors_sorted(
             {"tokens": tokens, "logits": full.astype(np.float32), "logits_incremental": inc.astype(np.float32)},
             str(d / "reference_logits.safetensors"),
-            metadata=meta,
+            meta,
         )
     return 0 if ok else 1
 
