@@ -2,8 +2,9 @@
 
 #include <cmath>
 
-#include <mlx/fast.h>
 #include <mlx/ops.h>
+
+#include "heron/kernels/attention.h"
 
 namespace heron::model {
 
@@ -42,8 +43,7 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch,
   auto k = (*rope_)(heads(k_(x), kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(v_(x), kv_heads_, std::nullopt);
   auto history = cache.update(k, v);
-  auto out = mx::fast::scaled_dot_product_attention(q, history.keys, history.values, scale_,
-                                                    L > 1 ? "causal" : "");
+  auto out = kernels::scaled_dot_product_attention(q, history.keys, history.values, scale_, L > 1);
   out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * head_dim_});
   return o_(out);
 }

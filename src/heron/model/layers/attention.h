@@ -11,7 +11,8 @@
 
 namespace heron::model {
 
-// Grouped-query self-attention through fast::scaled_dot_product_attention.
+// Grouped-query self-attention through kernels::scaled_dot_product_attention
+// (a fused CPU kernel; MLX's fast:: version on other devices and dtypes).
 class Attention {
  public:
   // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3).

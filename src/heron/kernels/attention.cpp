@@ -1,0 +1,45 @@
+#include "heron/kernels/attention.h"
+
+#include <memory>
+
+#include <mlx/fast.h>
+
+#include "heron/kernels/sdpa_primitive.h"
+
+namespace heron::kernels {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// Everything sdpa_cpu handles; anything else is MLX's business (including
+// reporting bad shapes). Causal with more queries than keys leaves MLX rows
+// with no visible key (it averages all values there): also MLX's.
+bool fast_path(const mx::array& q, const mx::array& k, const mx::array& v, bool causal,
+               const mx::Stream& s) {
+  if (s.device != mx::Device::cpu) return false;
+  if (q.dtype() != mx::float32 || k.dtype() != mx::float32 || v.dtype() != mx::float32) {
+    return false;
+  }
+  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4 || k.shape() != v.shape()) return false;
+  const int D = q.shape(3);
+  return q.shape(0) > 0 && q.shape(0) == k.shape(0) && k.shape(1) > 0 &&
+         q.shape(1) % k.shape(1) == 0 && q.shape(2) > 0 && k.shape(2) > 0 && D > 0 && D % 8 == 0 &&
+         k.shape(3) == D && (!causal || q.shape(2) <= k.shape(2));
+}
+
+}  // namespace
+
+mx::array scaled_dot_product_attention(const mx::array& q, const mx::array& k, const mx::array& v,
+                                       float scale, bool causal, mx::StreamOrDevice s) {
+  const auto stream = mx::to_stream(s);
+  if (!fast_path(q, k, v, causal, stream)) {
+    return mx::fast::scaled_dot_product_attention(q, k, v, scale, causal ? "causal" : "", {}, {},
+                                                  false, s);
+  }
+  return mx::array(q.shape(), mx::float32,
+                   std::make_shared<ScaledDotProductAttentionCpu>(stream, scale, causal),
+                   {q, k, v});
+}
+
+}  // namespace heron::kernels

@@ -1,0 +1,19 @@
+#pragma once
+// Scaled dot-product attention with a fast CPU path: same semantics as
+// mx::fast::scaled_dot_product_attention(q, k, v, scale, causal ? "causal" :
+// ""). On CPU MLX composes it from matmuls on a slow reference BLAS; this one
+// is a fused online-softmax kernel using AVX2 and all cores. Other devices,
+// dtypes and shapes go to MLX unchanged.
+#include <mlx/array.h>
+#include <mlx/utils.h>
+
+namespace heron::kernels {
+
+// q [B, Hq, L, D], k/v [B, Hkv, T, D] with Hq % Hkv == 0 (query head h reads
+// kv head h / (Hq / Hkv)) -> [B, Hq, L, D]. causal: query i sees keys
+// j <= T - L + i (the mask is aligned to the end of the keys).
+mlx::core::array scaled_dot_product_attention(const mlx::core::array& q, const mlx::core::array& k,
+                                              const mlx::core::array& v, float scale, bool causal,
+                                              mlx::core::StreamOrDevice s = {});
+
+}  // namespace heron::kernels

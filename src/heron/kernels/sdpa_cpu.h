@@ -1,0 +1,34 @@
+#pragma once
+// CPU scaled dot-product attention on raw float32 buffers, with the semantics
+// of mx::fast::scaled_dot_product_attention: out = softmax(scale * q k^T) v
+// per head, query head h reading kv head h / (Hq / Hkv), and the causal mask
+// aligned to the end of the keys (query i sees keys j <= T - L + i; causal
+// needs L <= T).
+#include <cstdint>
+
+#include "heron/kernels/qmm_cpu.h"  // Isa
+
+namespace heron::kernels {
+
+struct SdpaArgs {
+  // Strides in elements for the batch, head and position axes; the last
+  // (head_dim) axis is contiguous. Keys/values may be a slice of a larger
+  // cache buffer, so their position stride need not equal D.
+  const float* q;  // [B, Hq, L, D]
+  const float* k;  // [B, Hkv, T, D]
+  const float* v;  // [B, Hkv, T, D]
+  float* out;      // [B, Hq, L, D], row-major
+  int64_t q_strides[3], k_strides[3], v_strides[3];
+  int B, Hq, Hkv, L, T, D;  // D a multiple of 8
+  float scale;
+  bool causal;
+};
+
+// Runs on the calling thread plus the shared thread pool.
+void sdpa_cpu(const SdpaArgs& a);
+
+// For tests and benchmarks: force an implementation (Auto: best supported).
+void set_sdpa_isa(Isa isa);
+Isa sdpa_isa();
+
+}  // namespace heron::kernels

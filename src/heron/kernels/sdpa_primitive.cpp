@@ -1,0 +1,93 @@
+#include "heron/kernels/sdpa_primitive.h"
+
+#include <stdexcept>
+#include <typeinfo>
+
+#include <mlx/allocator.h>
+#include <mlx/backend/cpu/encoder.h>
+
+#include "heron/kernels/sdpa_cpu.h"
+
+namespace heron::kernels {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// Pointer and (batch, head, position) strides of a 4-D input. Any strides
+// work as long as the last axis is contiguous, so the KV cache's slice of its
+// preallocated buffer is read in place; other layouts are gathered first.
+const float* view(const mx::array& a, std::vector<float>& scratch, int64_t strides[3]) {
+  if (a.strides(3) == 1) {
+    for (int i = 0; i < 3; ++i) strides[i] = a.strides(i);
+    return a.data<float>();
+  }
+  const int64_t n1 = a.shape(1), n2 = a.shape(2), n3 = a.shape(3);
+  scratch.resize(a.size());
+  const float* src = a.data<float>();
+  float* dst = scratch.data();
+  for (int64_t i0 = 0; i0 < a.shape(0); ++i0) {
+    for (int64_t i1 = 0; i1 < n1; ++i1) {
+      for (int64_t i2 = 0; i2 < n2; ++i2) {
+        const float* row = src + i0 * a.strides(0) + i1 * a.strides(1) + i2 * a.strides(2);
+        for (int64_t i3 = 0; i3 < n3; ++i3) *dst++ = row[i3 * a.strides(3)];
+      }
+    }
+  }
+  strides[0] = n1 * n2 * n3;
+  strides[1] = n2 * n3;
+  strides[2] = n3;
+  return scratch.data();
+}
+
+void run(const mx::array& q, const mx::array& k, const mx::array& v, mx::array& out, float scale,
+         bool causal) {
+  if (out.size() == 0) return;
+  std::vector<float> qs, ks, vs;
+  SdpaArgs a{};
+  a.q = view(q, qs, a.q_strides);
+  a.k = view(k, ks, a.k_strides);
+  a.v = view(v, vs, a.v_strides);
+  a.out = out.data<float>();
+  a.B = q.shape(0);
+  a.Hq = q.shape(1);
+  a.L = q.shape(2);
+  a.D = q.shape(3);
+  a.Hkv = k.shape(1);
+  a.T = k.shape(2);
+  a.scale = scale;
+  a.causal = causal;
+  sdpa_cpu(a);
+}
+
+}  // namespace
+
+void ScaledDotProductAttentionCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
+  out.set_data(mx::allocator::malloc(out.nbytes()));
+  auto& encoder = mx::cpu::get_command_encoder(stream());
+  for (const auto& in : inputs) encoder.set_input_array(in);
+  encoder.set_output_array(out);
+  // Weak copies, as in MLX's own CPU primitives: the evaluator keeps the
+  // buffers alive until this task has run on the stream's thread.
+  encoder.dispatch(
+      [q = mx::array::unsafe_weak_copy(inputs[0]), k = mx::array::unsafe_weak_copy(inputs[1]),
+       v = mx::array::unsafe_weak_copy(inputs[2]), out = mx::array::unsafe_weak_copy(out),
+       scale = scale_, causal = causal_]() mutable { run(q, k, v, out, scale, causal); });
+}
+
+void ScaledDotProductAttentionCpu::eval_gpu(const std::vector<mx::array>&, mx::array&) {
+  throw std::runtime_error("HeronScaledDotProductAttention is CPU-only (GPU streams use MLX's)");
+}
+
+bool ScaledDotProductAttentionCpu::is_equivalent(const mx::Primitive& other) const {
+  if (typeid(other) != typeid(*this)) return false;
+  const auto& o = static_cast<const ScaledDotProductAttentionCpu&>(other);
+  return scale_ == o.scale_ && causal_ == o.causal_;
+}
+
+std::vector<mx::Shape> ScaledDotProductAttentionCpu::output_shapes(
+    const std::vector<mx::array>& inputs) {
+  return {inputs[0].shape()};
+}
+
+}  // namespace heron::kernels

@@ -1,0 +1,27 @@
+#pragma once
+// The MLX primitive that runs sdpa_cpu on a CPU stream, in stream order.
+#include <vector>
+
+#include <mlx/primitives.h>
+
+namespace heron::kernels {
+
+class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
+ public:
+  ScaledDotProductAttentionCpu(mlx::core::Stream stream, float scale, bool causal)
+      : UnaryPrimitive(stream), scale_(scale), causal_(causal) {}
+
+  // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32.
+  void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
+  void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
+
+  const char* name() const override { return "HeronScaledDotProductAttention"; }
+  bool is_equivalent(const mlx::core::Primitive& other) const override;
+  std::vector<mlx::core::Shape> output_shapes(const std::vector<mlx::core::array>& inputs) override;
+
+ private:
+  float scale_;
+  bool causal_;
+};
+
+}  // namespace heron::kernels
