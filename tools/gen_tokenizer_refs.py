@@ -10,15 +10,23 @@ Writes zstd-compressed JSON into tests/fixtures/tokenizer/:
                               invalid UTF-8 byte strings (hex)
   <name>.json.zst             per tokenizer: ids of every string with add_special off, the
                               reference's add_special affixes (checked on every string), ids
-                              with parse_special off where they differ, and the reference
-                              decode (skip_special off/on) where it differs from the input
+                              with parse_special off where they differ, the reference decode
+                              (skip_special off/on) where it differs from the input, and the
+                              reference decode of random id sequences; for edited or trained
+                              tokenizers, what to load ("base" + "edits", or "file")
   smollm2_gguf_meta.json.zst  SmolLM2's GGUF tokenizer metadata (as io::read_gguf_header
                               gives it)
-Tokenizers: qwen3 and llama3 (shared fixtures), llama3_template / qwen3_prefix_space /
-qwen3_added (tokenizer.json edits covering TemplateProcessing, ByteLevel add_prefix_space,
-Digits, Split behaviors and added-token flags; the test makes the same edits), smollm2.
+  unigram.tokenizer.json.zst, bpe_suffix.tokenizer.json.zst
+                              small tokenizers trained here with `tokenizers` (Unigram; BPE
+                              with a subword prefix and an end-of-word suffix)
+  bert_minilm.tokenizer.json.zst
+                              the BERT WordPiece tokenizer of all-MiniLM-L6-v2 (see README)
+Tokenizers: the six of ../shared/fixtures/tokenizers (with their tokenizer_config.json, as
+heron reads them), BERT, the trained ones, edits of them covering the remaining pipeline
+steps, and smollm2.
 
 Run from the repository root:  .venv/bin/python tools/gen_tokenizer_refs.py
+(the trained tokenizers are kept unless --retrain is given: training is not bit-stable)
 """
 import json
 import os
@@ -26,8 +34,10 @@ import random
 import subprocess
 import sys
 import unicodedata
+import zlib
 
-from tokenizers import Tokenizer
+from tokenizers import (Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers,
+                        processors, trainers)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(ROOT, "..", "shared", "fixtures", "tokenizers")
@@ -105,7 +115,12 @@ EMOJI = ["😀", "🎉", "👍🏻", "👍🏿", "👨‍💻", "👩‍❤️�
          "🧔🏾‍♂️", "🫠", "🤖", "🌍", "9️⃣", "©️", "‼️"]
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|eot_id|>",
             "<|start_header_id|>", "<|end_header_id|>", "<think>", "</think>", "<|im_st",
-            "<|", "|>", "<repo_name>", "<file_sep>", "<tool_call>", "<|fim_prefix|>"]
+            "<|", "|>", "<repo_name>", "<file_sep>", "<tool_call>", "<|fim_prefix|>",
+            "<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>",
+            "<｜begin▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<｜tool▁call▁begin｜>",
+            "<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>", "<pad>", "<unused3>", "<mask>",
+            "<s>", "</s>", "<unk>", "[CLS]", "[SEP]", "[MASK]", "[UNK]", "<0x41>", "<0xE2>",
+            "▁", "▁▁x", "##ing", "</w>"]
 # Only used by the qwen3_added variant, which adds tokens with every flag.
 VARIANT_TOKENS = ["<sw>", "[LS]", "[RS]", "café", "<norm>"]
 COMBINING = ["\u0300", "\u0301", "\u0302", "\u0303", "\u0308", "\u030a", "\u0323", "\u0327",
@@ -166,6 +181,16 @@ def build_corpus():
                          for _ in range(7000))
     for s in (long_mixed, long_code, long_space):
         corpus.append(s[:100_000])
+    # One ~1 MB input: prose-like text without special tokens, varied enough to exercise
+    # the caches yet repetitive enough to keep the fixtures small.
+    words = [w for ws in SCRIPT_WORDS.values() for w in ws]
+    sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(4, 14))) + rng.choice(
+        [".", "!", "?", ",", ";", ".\n", ".\n\n"]) for _ in range(400)]
+    big, size = [], 0
+    while size < 1_000_000:
+        big.append(rng.choice(sentences) + " ")
+        size += len(big[-1].encode())
+    corpus.append("".join(big).encode()[:1_000_000].decode("utf-8", "ignore"))
     return corpus
 
 
@@ -181,13 +206,17 @@ def zstd_json(path):
     return json.loads(data)
 
 
+def copy(obj):
+    return json.loads(json.dumps(obj))
+
+
 def qwen3_variants(base):
     """tokenizer.json edits exercising paths the real files do not (same edits in the test)."""
-    prefix = json.loads(json.dumps(base))
+    prefix = copy(base)
     prefix["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
         {"type": "Digits", "individual_digits": False},
         {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}]}
-    added = json.loads(json.dumps(base))
+    added = copy(base)
     added["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
         {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
         {"type": "Split", "pattern": {"Regex": "\\p{P}+"}, "behavior": "MergedWithNext", "invert": False},
@@ -210,7 +239,7 @@ def qwen3_variants(base):
 
 
 def llama3_template(base):
-    t = json.loads(json.dumps(base))
+    t = copy(base)
     t["post_processor"] = {"type": "TemplateProcessing",
                            "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
                                       {"Sequence": {"id": "A", "type_id": 0}},
@@ -225,11 +254,167 @@ def llama3_template(base):
     return t
 
 
+def token_id(tj, content):
+    for a in tj.get("added_tokens") or []:
+        if a["content"] == content:
+            return a["id"]
+    vocab = tj["model"]["vocab"]
+    if isinstance(vocab, list):
+        return next(i for i, (t, _) in enumerate(vocab) if t == content)
+    return vocab[content]
+
+
+def with_config(tj, cfg):
+    """The post-processor heron (like transformers 4's LlamaTokenizerFast) builds when
+    tokenizer_config.json sets add_bos_token / add_eos_token explicitly."""
+    if "add_bos_token" not in cfg and "add_eos_token" not in cfg:
+        return tj
+
+    def name(key):
+        v = cfg.get(key)
+        return v["content"] if isinstance(v, dict) else v
+
+    single, specials = [{"Sequence": {"id": "A", "type_id": 0}}], {}
+    bos, eos = name("bos_token"), name("eos_token")
+    if cfg.get("add_bos_token") and bos is not None:
+        single.insert(0, {"SpecialToken": {"id": bos, "type_id": 0}})
+        specials[bos] = {"id": bos, "ids": [token_id(tj, bos)], "tokens": [bos]}
+    if cfg.get("add_eos_token") and eos is not None:
+        single.append({"SpecialToken": {"id": eos, "type_id": 0}})
+        specials[eos] = {"id": eos, "ids": [token_id(tj, eos)], "tokens": [eos]}
+    t = copy(tj)
+    t["post_processor"] = {"type": "TemplateProcessing", "single": single, "pair": single,
+                           "special_tokens": specials}
+    return t
+
+
+# Edits of real or trained tokenizers covering pipeline steps their own files do not use.
+# The fixture stores the edits; the test applies them the same way (top-level keys
+# replace, "model+" updates the model).
+EDITS = {
+    # Newer SentencePiece-style files (legacy=false): Metaspace instead of the normalizer.
+    "llama2_metaspace": ("llama2", {
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+                          "split": False},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False},
+            {"type": "ByteFallback"}, {"type": "Fuse"}]},
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                      {"Sequence": {"id": "A", "type_id": 0}},
+                                      {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+                           "pair": [], "special_tokens": {
+                               "<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]},
+                               "</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]}}}}),
+    # gemma3 with ignore_merges, a splitting Metaspace, a regex Replace normalizer and a
+    # per-token Strip decoder trimming the end (HF's Strip panics when a token is all strip
+    # characters and start > 0, or when stop > 0 meets an empty string after Fuse).
+    "gemma3_ignore_merges": ("gemma3", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "NFKC"}, {"type": "Replace", "pattern": {"Regex": "\\s{3,}"}, "content": "\t"}]},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                          "split": True},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Strip", "content": " ", "start": 0, "stop": 1}, {"type": "Fuse"}]},
+        "model+": {"ignore_merges": True}}),
+    "bert_variant": ("bert", {
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": False,
+                       "strip_accents": True, "lowercase": False},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "WhitespaceSplit"}, {"type": "Punctuation", "behavior": "Contiguous"},
+            {"type": "Digits", "individual_digits": True}]},
+        "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 102], "cls": ["[CLS]", 101]},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": False}}),
+    "bert_whitespace": ("bert", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "NFD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+            {"type": "Strip", "strip_left": True, "strip_right": True}]},
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": {"type": "Sequence", "processors": [
+            {"type": "RobertaProcessing", "sep": ["[SEP]", 102], "cls": ["[CLS]", 101],
+             "trim_offsets": True, "add_prefix_space": False},
+            {"type": "TemplateProcessing",
+             "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                        {"SpecialToken": {"id": "[MASK]", "type_id": 0}}],
+             "pair": [], "special_tokens": {"[MASK]": {"id": "[MASK]", "ids": [103],
+                                                       "tokens": ["[MASK]"]}}}]},
+        "decoder": None}),
+    "unigram_fallback": ("unigram", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "NFKD"}, {"type": "Lowercase"},
+            {"type": "Replace", "pattern": {"String": "  "}, "content": " "},
+            {"type": "Prepend", "prepend": "~"}]},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "CharDelimiterSplit", "delimiter": "~"},
+            {"type": "Split", "pattern": {"Regex": "\\d+"}, "behavior": "Isolated", "invert": False},
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}]},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "ByteFallback"},
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+            {"type": "Replace", "pattern": {"Regex": "[0-9]"}, "content": "#"}]},
+        "model+": {"byte_fallback": True}}),
+}
+
+
+def apply_edits(base, edits):
+    t = copy(base)
+    for k, v in edits.items():
+        if k == "model+":
+            t["model"].update(v)
+        else:
+            t[k] = v
+    return t
+
+
+def unigram_with_bytes(tj):
+    """Adds the 256 "<0xAB>" byte tokens a byte_fallback Unigram needs (same in the test)."""
+    t = copy(tj)
+    low = min(score for _, score in t["model"]["vocab"])
+    t["model"]["vocab"] += [[f"<0x{b:02X}>", low - 1.0] for b in range(256)]
+    return t
+
+
+def train_unigram(corpus):
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    trainer = trainers.UnigramTrainer(vocab_size=3000, special_tokens=["<unk>", "<s>", "</s>"],
+                                      unk_token="<unk>", show_progress=False)
+    tok.train_from_iterator(corpus, trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> $B </s>",
+        special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))])
+    return json.loads(tok.to_str())
+
+
+def train_bpe_suffix(corpus):
+    tok = Tokenizer(models.BPE(unk_token="<unk>", continuing_subword_prefix="##",
+                               end_of_word_suffix="</w>"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                                 pre_tokenizers.Punctuation()])
+    tok.decoder = decoders.BPEDecoder(suffix="</w>")
+    trainer = trainers.BpeTrainer(vocab_size=4000, special_tokens=["<unk>", "<cls>", "<sep>"],
+                                  continuing_subword_prefix="##", end_of_word_suffix="</w>",
+                                  limit_alphabet=300, show_progress=False)
+    tok.train_from_iterator(corpus, trainer)
+    tok.post_processor = processors.RobertaProcessing(("<sep>", tok.token_to_id("<sep>")),
+                                                      ("<cls>", tok.token_to_id("<cls>")))
+    return json.loads(tok.to_str())
+
+
 class HfRef:
     """HF `tokenizers`: encode(add_special_tokens), encode_special_tokens, decode."""
 
     def __init__(self, tok):
         self.tok = tok
+        # Batch shaping is not tokenization: heron ignores both sections.
+        self.tok.no_truncation()
+        self.tok.no_padding()
 
     def encode(self, text, add_special, parse_special):
         self.tok.encode_special_tokens = not parse_special
@@ -239,7 +424,39 @@ class HfRef:
         return self.tok.decode(ids, skip_special_tokens=skip_special)
 
 
-def make_fixture(name, ref, corpus, indices, source):
+def random_decodes(name, tok, n=300):
+    """Random id sequences (byte tokens, specials, spaces, ids past the vocab), decoded."""
+    rng = random.Random(zlib.crc32(name.encode()))
+    size = tok.get_vocab_size(with_added_tokens=True)
+    vocab = tok.get_vocab(with_added_tokens=True)
+    byte_ids = sorted(i for t, i in vocab.items() if len(t) == 6 and t.startswith("<0x"))
+    special = sorted(i for i, a in tok.get_added_tokens_decoder().items() if a.special)
+    spaces = sorted(i for t, i in vocab.items()
+                    if set(t) <= set("▁Ġ Ċ") or t.startswith("##") or t.endswith("</w>"))[:300]
+    out = []
+    for _ in range(n):
+        ids = []
+        for _ in range(rng.randint(1, 24)):
+            r = rng.random()
+            if r < 0.3 and byte_ids:
+                ids.append(rng.choice(byte_ids))
+            elif r < 0.4 and special:
+                ids.append(rng.choice(special))
+            elif r < 0.5 and spaces:
+                ids.append(rng.choice(spaces))
+            elif r < 0.52:
+                ids.append(size + rng.randint(0, 5))
+            else:
+                ids.append(rng.randrange(size))
+        case = {"ids": ids, "text": tok.decode(ids, skip_special_tokens=False)}
+        skip = tok.decode(ids, skip_special_tokens=True)
+        if skip != case["text"]:
+            case["text_skip"] = skip
+        out.append(case)
+    return out
+
+
+def make_fixture(name, ref, corpus, indices, source, load):
     cases = []
     # The affixes must be the same for every string; the fixture stores them once.
     probe_plain, probe_full = ref.encode("Hello", False, True), ref.encode("Hello", True, True)
@@ -262,13 +479,14 @@ def make_fixture(name, ref, corpus, indices, source):
             case["decode_skip"] = dec_skip
         cases.append(case)
     invalid = [ref.encode(b.decode("utf-8", "replace"), False, True) for b in INVALID_UTF8]
-    return {"name": name, "source": source, "prefix": prefix, "suffix": suffix,
-            "cases": cases, "invalid_utf8_ids": invalid}
+    return {"name": name, "source": source, "load": load, "prefix": prefix, "suffix": suffix,
+            "cases": cases, "invalid_utf8_ids": invalid,
+            "random_decode": random_decodes(name, ref.tok)}
 
 
 def write_zst(path, obj):
     raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
-    subprocess.run(["zstd", "-q", "-19", "-f", "-o", path], input=raw, check=True)
+    subprocess.run(["zstd", "-q", "-19", "--long=27", "-f", "-o", path], input=raw, check=True)
     print(f"  {os.path.relpath(path, ROOT)}: {len(raw)} bytes -> {os.path.getsize(path)}")
 
 
@@ -343,10 +561,95 @@ def smollm2(corpus):
     return md, ref, vs_transformers
 
 
+# ---------------------------------------------------------------- SentencePiece GGUF
+
+
+def write_spm_gguf(path, tj):
+    """A vocab-only GGUF with tokenizer.ggml.model "llama" from llama2's vocabulary. The
+    scores are made up (-rank after the byte tokens): llama.cpp merges by score, so they
+    decide the ids, and llama.cpp computes the reference from this same file."""
+    from gguf import GGUFWriter, TokenType
+    vocab = tj["model"]["vocab"]
+    tokens = [None] * len(vocab)
+    for t, i in vocab.items():
+        tokens[i] = t
+    types, scores = [], []
+    for i, t in enumerate(tokens):
+        if i == 0:
+            types.append(TokenType.UNKNOWN)
+        elif i in (1, 2):
+            types.append(TokenType.CONTROL)
+        elif len(t) == 6 and t.startswith("<0x"):
+            types.append(TokenType.BYTE)
+        else:
+            types.append(TokenType.NORMAL)
+        scores.append(0.0 if i < 259 else -float(i - 259))
+    w = GGUFWriter(path, "llama")
+    # llama.cpp reads these even for a vocab-only load.
+    w.add_context_length(4096)
+    w.add_embedding_length(64)
+    w.add_block_count(1)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores(scores)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_unk_token_id(0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+class SpmGgufRef:
+    """llama.cpp encodes; decoding is llama2's HF decoder on the same vocabulary."""
+
+    def __init__(self, path, llama2):
+        self.lc = LlamaCppRef(path)
+        self.hf = HfRef(Tokenizer.from_str(json.dumps(llama2)))
+        self.tok = self.hf.tok
+
+    def encode(self, text, add_special, parse_special):
+        return self.lc.encode(text, add_special, parse_special)
+
+    def decode(self, ids, skip_special):
+        return self.hf.decode(ids, skip_special)
+
+
+def spm_gguf(corpus, llama2, everything):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "spm.gguf")
+        write_spm_gguf(path, llama2)
+        write_zst(os.path.join(OUT, "llama_spm_gguf_meta.json.zst"), gguf_metadata(path))
+        fx = make_fixture("llama_spm_gguf", SpmGgufRef(path, llama2), corpus, everything,
+                          "llama-cpp-python on a vocab-only GGUF (tokenizer.ggml.model llama) of "
+                          "llama2's vocabulary with made-up scores; decode: HF tokenizers with "
+                          "llama2's decoder", {"gguf": "llama_spm_gguf_meta.json.zst"})
+        write_zst(os.path.join(OUT, "llama_spm_gguf.json.zst"), fx)
+
+
 # ----------------------------------------------------------------------------- main
 
 
+def trained(name, train, corpus, retrain):
+    """Trained on the 1 MB prose string and the handwritten strings only, so that the
+    rest of the corpus meets plenty of unknown characters."""
+    path = os.path.join(OUT, f"{name}.tokenizer.json.zst")
+    if retrain or not os.path.exists(path):
+        big = corpus[-1]
+        texts = [big[k:k + 2000] for k in range(0, len(big), 2000)] + HANDWRITTEN
+        write_zst(path, train(texts))
+    return zstd_json(path)
+
+
 def main():
+    retrain = "--retrain" in sys.argv
+    only = [a for a in sys.argv[1:] if not a.startswith("--")]
     os.makedirs(OUT, exist_ok=True)
     corpus = build_corpus()
     print(f"corpus: {len(corpus)} strings, {sum(len(s) for s in corpus)} chars")
@@ -357,25 +660,54 @@ def main():
               any(t in corpus[i] for t in VARIANT_TOKENS)]
     subset = [i for i in subset if len(corpus[i]) < 20000]
 
-    qwen3 = zstd_json(os.path.join(SHARED, "qwen3", "tokenizer.json.zst"))
-    llama3 = zstd_json(os.path.join(SHARED, "llama3", "tokenizer.json.zst"))
-    jobs = [("qwen3", qwen3, everything, "shared/fixtures/tokenizers/qwen3"),
-            ("llama3", llama3, everything, "shared/fixtures/tokenizers/llama3"),
-            ("llama3_template", llama3_template(llama3), subset, "llama3 + TemplateProcessing")]
-    for vname, vjson in qwen3_variants(qwen3).items():
-        jobs.append((vname, vjson, subset, "qwen3 edited (see qwen3_variants)"))
-    for name, tj, idx, source in jobs:
+    shared = {}
+    for name in ("qwen3", "llama3", "gptoss", "deepseek_v3", "gemma3", "llama2"):
+        tj = zstd_json(os.path.join(SHARED, name, "tokenizer.json.zst"))
+        with open(os.path.join(SHARED, name, "tokenizer_config.json")) as f:
+            shared[name] = (tj, json.load(f))
+    bases = {name: tj for name, (tj, _) in shared.items()}
+    # all-MiniLM-L6-v2's tokenizer.json, kept as a fixture (see README).
+    bases["bert"] = zstd_json(os.path.join(OUT, "bert_minilm.tokenizer.json.zst"))
+    bases["unigram"] = trained("unigram", train_unigram, corpus, retrain)
+    bases["bpe_suffix"] = trained("bpe_suffix", train_bpe_suffix, corpus, retrain)
+
+    jobs = []
+    for name, (tj, cfg) in shared.items():
+        jobs.append((name, with_config(tj, cfg), everything,
+                     f"shared/fixtures/tokenizers/{name} with its tokenizer_config.json",
+                     {"shared": name}))
+    jobs.append(("bert", bases["bert"], everything, "all-MiniLM-L6-v2 (BERT WordPiece)",
+                 {"file": "bert_minilm.tokenizer.json.zst"}))
+    for name in ("unigram", "bpe_suffix"):
+        jobs.append((name, bases[name], everything, "trained by tools/gen_tokenizer_refs.py",
+                     {"file": f"{name}.tokenizer.json.zst"}))
+    jobs.append(("llama3_template", llama3_template(bases["llama3"]), subset,
+                 "llama3 + TemplateProcessing", {"legacy": "llama3_template"}))
+    for vname, vjson in qwen3_variants(bases["qwen3"]).items():
+        jobs.append((vname, vjson, subset, "qwen3 edited (see qwen3_variants)", {"legacy": vname}))
+    for vname, (base, edits) in EDITS.items():
+        tj = unigram_with_bytes(bases[base]) if vname == "unigram_fallback" else bases[base]
+        load = {"base": base, "edits": edits, "unigram_bytes": vname == "unigram_fallback"}
+        jobs.append((vname, apply_edits(tj, edits), subset, f"{base} edited (see EDITS)", load))
+
+    for name, tj, idx, source, load in jobs:
+        if only and name not in only:
+            continue
         ref = HfRef(Tokenizer.from_str(json.dumps(tj)))
         write_zst(os.path.join(OUT, f"{name}.json.zst"),
-                  make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}"))
+                  make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}", load))
 
+    if not only or "llama_spm_gguf" in only:
+        spm_gguf(corpus, shared["llama2"][0], everything)
+    if only and "smollm2" not in only:
+        return
     md, ref, vs_transformers = smollm2(corpus)
     write_zst(os.path.join(OUT, "smollm2_gguf_meta.json.zst"), md)
     fx = make_fixture("smollm2", ref, corpus, everything,
                       "HF tokenizers with SmolLM2's pipeline on the vocabulary of "
                       "SmolLM2-135M-Instruct.Q4_1.gguf; identical to llama-cpp-python on every "
                       f"string and mode; transformers' GGUF conversion differs on {vs_transformers} "
-                      "encodings (it drops the digit split)")
+                      "encodings (it drops the digit split)", {"gguf": "smollm2_gguf_meta.json.zst"})
     write_zst(os.path.join(OUT, "smollm2.json.zst"), fx)
 
 

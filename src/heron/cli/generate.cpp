@@ -57,7 +57,9 @@ struct Event {
   std::string error = {};
 };
 
-Event piece(std::string text) { return Event{std::move(text), false}; }
+Event piece(std::string text) {
+  return Event{std::move(text), false};
+}
 
 }  // namespace
 
@@ -102,14 +104,17 @@ int run_generate(const std::vector<std::string>& argv) {
         text = chat::ChatMLTemplate::parse(tok.chat_template()).render(messages, true);
       }
       auto ids = tok.encode(text, /*add_special=*/true, /*parse_special=*/true);
-      auto caches = loaded.model->make_caches();
+      engine::Sequence seq{loaded.model->make_caches(), {}};
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");
       done.done = true;
-      done.stats = engine::generate(*loaded.model, caches, ids, options, [&](int id) {
-        if (auto out = detok.feed(id); !out.empty()) events.push(piece(std::move(out)));
-        return true;
-      });
+      done.stats = engine::generate(*loaded.model, seq, {ids.begin(), ids.end()}, options,
+                                    [&](const engine::TokenStep& step) {
+                                      if (auto out = detok.feed(step.id); !out.empty()) {
+                                        events.push(piece(std::move(out)));
+                                      }
+                                      return engine::Next::Continue;
+                                    });
       done.text = detok.flush();
       events.push(std::move(done));
     } catch (const std::exception& e) {
@@ -134,13 +139,16 @@ int run_generate(const std::vector<std::string>& argv) {
   getrusage(RUSAGE_SELF, &usage);
   const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
   const double prompt_tps = stats.prompt_tokens / std::max(stats.prompt_seconds, 1e-9);
-  const double decode_tps =
-      stats.decode_tokens > 1 ? (stats.decode_tokens - 1) / std::max(stats.decode_seconds, 1e-9)
-                              : 0.0;
+  const double decode_tps = stats.decode_tokens > 1
+                                ? (stats.decode_tokens - 1) / std::max(stats.decode_seconds, 1e-9)
+                                : 0.0;
   if (args.has("stats-json")) {
-    nlohmann::json j = {{"prompt_tokens", stats.prompt_tokens}, {"prompt_tps", prompt_tps},
-                        {"decode_tokens", stats.decode_tokens}, {"decode_tps", decode_tps},
-                        {"peak_rss_mib", peak_mib},            {"done_reason", stats.done_reason}};
+    nlohmann::json j = {{"prompt_tokens", stats.prompt_tokens},
+                        {"prompt_tps", prompt_tps},
+                        {"decode_tokens", stats.decode_tokens},
+                        {"decode_tps", decode_tps},
+                        {"peak_rss_mib", peak_mib},
+                        {"done_reason", stats.done_reason}};
     std::cerr << j.dump() << "\n";
   } else {
     std::fprintf(stderr,

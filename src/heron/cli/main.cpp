@@ -15,6 +15,11 @@ using Command = std::function<int(const std::vector<std::string>&)>;
 const std::map<std::string, std::pair<Command, std::string>>& commands() {
   static const std::map<std::string, std::pair<Command, std::string>> table = {
       {"generate", {heron::cli::run_generate, "answer one prompt with a model"}},
+      {"render", {heron::cli::run_render, "print the prompt a chat template makes of messages"}},
+      {"runner", {heron::cli::run_runner, "serve one model to `heron serve` (internal)"}},
+      {"serve", {heron::cli::run_serve, "answer the Ollama and OpenAI HTTP APIs"}},
+      {"tokenize", {heron::cli::run_tokenize, "print the tokens a model's tokenizer makes of text"}},
+      {"detokenize", {heron::cli::run_detokenize, "print the text of token ids"}},
   };
   return table;
 }

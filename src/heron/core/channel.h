@@ -1,6 +1,7 @@
 #pragma once
 // A closable multi-producer queue: the MLX thread pushes results, a request thread
 // pops them. pop() returns nullopt once the channel is closed and drained.
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -28,6 +29,18 @@ class Channel {
   std::optional<T> pop() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [this] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    T value = std::move(items_.front());
+    items_.pop_front();
+    return value;
+  }
+  // Like pop(), but gives up after `timeout` (nullopt), so a waiter can also watch for
+  // something else, such as a client that went away.
+  std::optional<T> pop_for(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    if (!cv_.wait_for(lock, timeout, [this] { return closed_ || !items_.empty(); })) {
+      return std::nullopt;
+    }
     if (items_.empty()) return std::nullopt;
     T value = std::move(items_.front());
     items_.pop_front();

@@ -1,6 +1,7 @@
 #include "heron/engine/generator.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <mlx/transforms.h>
 
@@ -18,61 +19,99 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-}  // namespace
-
-GenerateStats generate(const model::Model& model, cache::Caches& caches,
-                       const std::vector<int>& prompt, const GenerateOptions& options,
-                       const std::function<bool(int)>& on_token) {
-  const auto& config = model.config();
-  const int n = static_cast<int>(prompt.size());
-  if (n == 0) throw Error("the prompt is empty");
-  if (n >= config.max_position_embeddings) {
-    throw Error("the prompt has " + std::to_string(n) +
-                " tokens, which does not fit the context length of " +
-                std::to_string(config.max_position_embeddings));
+void dispatch(const sample::Draw& d) {
+  std::vector<mx::array> outs{d.token};
+  if (d.logprobs) {
+    outs.push_back(d.logprobs->logprob);
+    if (d.logprobs->top_ids)
+      outs.insert(outs.end(), {*d.logprobs->top_ids, *d.logprobs->top_logprobs});
   }
-  const int budget = std::min(options.max_tokens, config.max_position_embeddings - n);
-  sample::Sampler sampler(options.sampling);
-  const auto& eos = config.eos_token_ids;
+  mx::async_eval(outs);
+}
+
+TokenStep read(sample::Draw& d) {
+  TokenStep t;
+  t.id = d.token.item<int32_t>();
+  if (d.logprobs) {
+    t.logprob = d.logprobs->logprob.item<float>();
+    if (d.logprobs->top_ids) {
+      auto ids = *d.logprobs->top_ids;
+      auto lps = *d.logprobs->top_logprobs;
+      mx::eval({ids, lps});
+      for (size_t i = 0; i < ids.size(); ++i) {
+        t.top.emplace_back(ids.data<int32_t>()[i], lps.data<float>()[i]);
+      }
+    }
+  }
+  return t;
+}
+
+GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
+                  const GenerateOptions& options,
+                  const std::function<Next(const TokenStep&)>& on_token) {
+  const int n = static_cast<int>(prompt.size());
+  const int context = effective_context(model, options.context_length);
+  const int room = context - n;
+  const int budget = options.max_tokens < 0 ? room : std::min(options.max_tokens, room);
+  sample::Sampler sampler(options.sampling, options.logprobs);
+  sampler.set_history(prompt);
+  const auto& eos = model.config().eos_token_ids;
+  auto& caches = seq.caches;
   auto offset = [&] { return caches[0]->offset(); };
 
   GenerateStats stats;
   stats.prompt_tokens = n;
   const auto start = Clock::now();
-  // Prefill all but the last prompt token; the last one seeds the decode loop.
+  // Reuse the cached prefix, but always re-evaluate the last prompt token: it seeds
+  // the decode loop.
+  const int keep = static_cast<int>(std::min(seq.common_prefix(prompt), prompt.size() - 1));
+  seq.truncate(static_cast<size_t>(keep));
+  stats.cached_tokens = keep;
   const int chunk = std::max(1, options.prefill_chunk);
-  for (int begin = 0; begin < n - 1; begin += chunk) {
+  for (int begin = keep; begin < n - 1; begin += chunk) {
+    if (options.cancelled && options.cancelled()) {
+      stats.done_reason = "cancelled";
+      return stats;
+    }
     const int end = std::min(n - 1, begin + chunk);
     std::vector<int> part(prompt.begin() + begin, prompt.begin() + end);
     auto out = model.forward(model::Batch::single(part, offset(), model::LogitsFor::Last), caches);
     mx::eval(out.logits);
+    seq.tokens.insert(seq.tokens.end(), part.begin(), part.end());
+  }
+  if (options.cancelled && options.cancelled()) {
+    stats.done_reason = "cancelled";
+    return stats;
   }
   auto step = [&](const mx::array& token) {
-    return sampler(model.forward(model::Batch::single(token, offset()), caches).logits);
+    return sampler.sample(model.forward(model::Batch::single(token, offset()), caches).logits);
   };
   auto y = step(mx::array({prompt.back()}));
-  mx::async_eval(y);
+  seq.tokens.push_back(prompt.back());
+  dispatch(y);
 
   Clock::time_point decode_start;
   stats.done_reason = "length";
   for (int i = 0; i < budget; ++i) {
-    std::optional<mx::array> next;
+    std::optional<sample::Draw> next;
     if (i + 1 < budget) {
-      next = step(y);
-      mx::async_eval(*next);
+      next = step(y.token);
+      dispatch(*next);
     }
-    const int token = y.item<int32_t>();
+    const TokenStep token = read(y);
+    if (next) seq.tokens.push_back(token.id);  // the cache now holds it
     if (i == 0) {
       stats.prompt_seconds = seconds_since(start);
       decode_start = Clock::now();
     }
     ++stats.decode_tokens;
-    if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token) != eos.end()) {
+    if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
       stats.done_reason = "stop";
       break;
     }
-    if (!on_token(token)) {
-      stats.done_reason = "cancelled";
+    const Next what = on_token(token);
+    if (what != Next::Continue) {
+      stats.done_reason = what == Next::Stop ? "stop" : "cancelled";
       break;
     }
     if (!next) break;
@@ -80,6 +119,34 @@ GenerateStats generate(const model::Model& model, cache::Caches& caches,
   }
   if (stats.decode_tokens > 0) stats.decode_seconds = seconds_since(decode_start);
   return stats;
+}
+
+void check_prompt(int n, int context) {
+  if (n == 0) throw Error("the prompt is empty");
+  if (n >= context) {
+    throw Error("the prompt has " + std::to_string(n) +
+                " tokens, which does not fit the context length of " + std::to_string(context));
+  }
+}
+
+}  // namespace
+
+int effective_context(const model::Model& model, int requested) {
+  const int trained = model.config().max_position_embeddings;
+  return requested > 0 ? std::min(requested, trained) : trained;
+}
+
+GenerateStats generate(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
+                       const GenerateOptions& options,
+                       const std::function<Next(const TokenStep&)>& on_token) {
+  check_prompt(static_cast<int>(prompt.size()), effective_context(model, options.context_length));
+  try {
+    return run(model, seq, prompt, options, on_token);
+  } catch (...) {
+    // Lazy cache writes may never have been evaluated: start the next request afresh.
+    seq.truncate(0);
+    throw;
+  }
 }
 
 }  // namespace heron::engine

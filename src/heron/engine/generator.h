@@ -1,35 +1,46 @@
 #pragma once
-// One sequence through the pipeline: prefill in chunks, then a pipelined decode
-// loop (step n+1 is dispatched before token n is read). Runs on the MLX thread.
-#include <chrono>
+// One sequence through the pipeline: reuse the cached prefix, prefill the rest in
+// chunks, then a pipelined decode loop (step n+1 is dispatched before token n is
+// read). Runs on the MLX thread.
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "heron/engine/sequence.h"
+#include "heron/engine/token_step.h"
 #include "heron/model/model.h"
 #include "heron/sample/options.h"
 
 namespace heron::engine {
 
 struct GenerateOptions {
-  int max_tokens = 256;
+  int max_tokens = 256;  // < 0: until the context is full
   bool ignore_eos = false;
   sample::SamplingOptions sampling;
+  sample::LogprobOptions logprobs;
+  int context_length = 0;  // 0: the model's trained length; never more than it
   int prefill_chunk = 2048;
+  std::function<bool()> cancelled;  // polled between prefill chunks; may be empty
 };
 
 struct GenerateStats {
-  int prompt_tokens = 0;
+  int prompt_tokens = 0;      // the whole prompt, cached or not
+  int cached_tokens = 0;      // of which were reused from the cache
   double prompt_seconds = 0;  // until the first generated token is known
   int decode_tokens = 0;
   double decode_seconds = 0;  // from the first generated token to the last
   std::string done_reason;    // "stop", "length", "cancelled"
 };
 
-// on_token returns false to stop (cancellation). Throws heron::Error for an empty
-// prompt or one that does not fit the model's context.
-GenerateStats generate(const model::Model& model, cache::Caches& caches,
-                       const std::vector<int>& prompt, const GenerateOptions& options,
-                       const std::function<bool(int)>& on_token);
+enum class Next { Continue, Stop, Cancel };
+
+// The context length a request gets: `requested` (0: none) capped at the model's.
+int effective_context(const model::Model& model, int requested);
+
+// on_token decides whether to go on. Throws heron::Error for an empty prompt or one
+// that does not fit the context; after any other failure `seq` is left consistent.
+GenerateStats generate(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
+                       const GenerateOptions& options,
+                       const std::function<Next(const TokenStep&)>& on_token);
 
 }  // namespace heron::engine

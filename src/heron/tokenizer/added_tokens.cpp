@@ -119,8 +119,8 @@ std::optional<int32_t> AddedVocabulary::token_to_id(std::string_view content) co
   return it->second;
 }
 
-void AddedVocabulary::split(std::string_view text, const Trie& trie, bool parse_special,
-                            std::vector<Segment>& out) const {
+void AddedVocabulary::split(std::string_view text, size_t origin_len, const Trie& trie,
+                            bool parse_special, std::vector<Segment>& out) const {
   size_t emitted = 0;  // end of the last segment pushed
   size_t pos = 0;
   while (pos < text.size()) {
@@ -159,32 +159,47 @@ void AddedVocabulary::split(std::string_view text, const Trie& trie, bool parse_
         stop += d.len;
       }
     }
-    if (start > emitted) out.push_back({std::string(text.substr(emitted, start - emitted)), -1});
+    if (start > emitted) {
+      out.push_back(
+          {std::string(text.substr(emitted, start - emitted)), -1, emitted == 0 ? origin_len : 0});
+    }
     out.push_back({std::string(), tok.id});
     emitted = stop;
   }
-  if (emitted < text.size()) out.push_back({std::string(text.substr(emitted)), -1});
+  if (emitted < text.size()) {
+    out.push_back({std::string(text.substr(emitted)), -1, emitted == 0 ? origin_len : 0});
+  }
 }
 
 void AddedVocabulary::extract_and_normalize(std::string_view text, bool parse_special,
                                             const Normalizer* normalizer,
                                             std::vector<Segment>& out) const {
   std::vector<Segment> raw;
+  const size_t first_len = text.empty() ? 0 : utf8::decode(text, 0).len;
   if (raw_trie_->empty()) {
-    raw.push_back({std::string(text), -1});
+    raw.push_back({std::string(text), -1, first_len});
   } else {
-    split(text, *raw_trie_, parse_special, raw);
+    split(text, first_len, *raw_trie_, parse_special, raw);
   }
   for (Segment& seg : raw) {
     if (seg.id >= 0) {
       out.push_back(std::move(seg));
       continue;
     }
-    if (normalizer != nullptr) normalizer->normalize(seg.text);
+    if (normalizer != nullptr) {
+      if (seg.origin_len > 0) {
+        // What the first character normalizes to is what still stems from it (HF tracks
+        // this with alignments): a prefix a normalizer adds, or nothing once stripped.
+        std::string first = seg.text.substr(0, seg.origin_len);
+        normalizer->normalize(first);
+        seg.origin_len = first.size();
+      }
+      normalizer->normalize(seg.text);
+    }
     if (normalized_trie_->empty()) {
       if (!seg.text.empty()) out.push_back(std::move(seg));
     } else {
-      split(seg.text, *normalized_trie_, parse_special, out);
+      split(seg.text, seg.origin_len, *normalized_trie_, parse_special, out);
     }
   }
 }

@@ -29,6 +29,9 @@ struct AddedToken {
 struct Segment {
   std::string text;
   int32_t id = -1;
+  // Bytes at the start of `text` that stem from the input's first character (0 when the
+  // segment does not begin the input): Metaspace's "first" scheme.
+  size_t origin_len = 0;
 };
 
 class AddedVocabulary {
@@ -51,7 +54,7 @@ class AddedVocabulary {
 
  private:
   struct Trie;
-  void split(std::string_view text, const Trie& trie, bool parse_special,
+  void split(std::string_view text, size_t origin_len, const Trie& trie, bool parse_special,
              std::vector<Segment>& out) const;
 
   std::vector<AddedToken> tokens_;

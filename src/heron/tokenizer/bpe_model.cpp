@@ -11,8 +11,6 @@
 namespace heron::tokenizer {
 namespace {
 
-// Ids beyond this are treated as a malformed file rather than a reason to allocate.
-constexpr int64_t kMaxId = int64_t{1} << 24;
 // Longer pieces (long whitespace runs, base64 blobs) rarely repeat; don't cache them.
 constexpr size_t kMaxCachedPiece = 256;
 
@@ -96,25 +94,52 @@ struct BpeModel::Cache {
   std::unordered_map<std::string, std::vector<int32_t>, StringHash, std::equal_to<>> map;
 };
 
+// Builds the initial symbol list; unknown symbols follow HF (pending unk, fused or not).
+class BpeModel::SymbolBuilder {
+ public:
+  SymbolBuilder(std::vector<Symbol>& symbols, bool fuse_unk)
+      : symbols_(symbols), fuse_unk_(fuse_unk) {}
+
+  void add(int32_t id, uint32_t len) {
+    const auto n = static_cast<int32_t>(symbols_.size());
+    if (n > 0) symbols_.back().next = n;
+    symbols_.push_back({id, n - 1, -1, len});
+  }
+  // A known symbol flushes a pending unk first.
+  void known(int32_t id, uint32_t len) {
+    flush_unk();
+    add(id, len);
+  }
+  void unknown(int32_t unk_id, uint32_t len) {
+    if (unk_len_ > 0 && fuse_unk_) {
+      unk_len_ += len;
+      return;
+    }
+    flush_unk();
+    unk_id_ = unk_id;
+    unk_len_ = len;
+  }
+  void flush_unk() {
+    if (unk_len_ > 0) add(unk_id_, unk_len_);
+    unk_len_ = 0;
+  }
+
+ private:
+  std::vector<Symbol>& symbols_;
+  bool fuse_unk_;
+  int32_t unk_id_ = -1;
+  uint32_t unk_len_ = 0;
+};
+
 BpeModel::BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::string>>& merges,
                    BpeOptions options)
     : vocab_(std::move(vocab)), options_(std::move(options)) {
-  int64_t max_id = -1;
-  for (const auto& [tok, id] : vocab_) {
-    if (id < 0 || id >= kMaxId) {
-      throw Error("tokenizer: vocab id " + std::to_string(id) + " of token '" + tok +
-                  "' is out of range");
-    }
-    max_id = std::max<int64_t>(max_id, id);
-  }
-  id_to_token_.resize(static_cast<size_t>(max_id + 1));
+  id_to_token_ = invert_vocab(vocab_);
   has_token_.assign(id_to_token_.size(), 0);
-  for (const auto& [tok, id] : vocab_) {
-    id_to_token_[id] = tok;
-    has_token_[id] = 1;
-  }
+  for (const auto& [tok, id] : vocab_) has_token_[id] = 1;
 
   merges_ = std::make_unique<MergeTable>(merges.size());
+  const size_t prefix_len = options_.continuing_subword_prefix.size();
   std::string joined;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto& [a, b] = merges[rank];
@@ -128,18 +153,33 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::st
     };
     const int32_t left = lookup(a);
     const int32_t right = lookup(b);
-    joined.assign(a).append(b);
+    // HF drops the prefix's length from the right part, whatever it starts with.
+    if (b.size() < prefix_len) {
+      throw Error("tokenizer: merge '" + a + " " + b + "' is shorter than the subword prefix");
+    }
+    joined.assign(a).append(b, prefix_len);
     merges_->put(left, right, static_cast<int32_t>(rank), lookup(joined));
   }
 
   std::fill(std::begin(byte_ids_), std::end(byte_ids_), -1);
-  if (options_.byte_level) {
-    for (int b = 0; b < 256; ++b) {
+  std::fill(std::begin(fallback_ids_), std::end(fallback_ids_), -1);
+  all_fallback_ = true;
+  static const char* kHex = "0123456789ABCDEF";
+  for (int b = 0; b < 256; ++b) {
+    if (options_.byte_level) {
       std::string spelled;
       utf8::append(spelled, byte_level::byte_to_char(static_cast<uint8_t>(b)));
       if (const auto it = vocab_.find(spelled); it != vocab_.end()) byte_ids_[b] = it->second;
     }
+    const std::string code = std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">";
+    if (const auto it = vocab_.find(code); it != vocab_.end()) {
+      fallback_ids_[b] = it->second;
+    } else {
+      all_fallback_ = false;
+    }
   }
+  plain_bytes_ = options_.byte_level && prefix_len == 0 && options_.end_of_word_suffix.empty() &&
+                 !options_.byte_fallback;
   if (options_.unk_token) {
     const auto it = vocab_.find(*options_.unk_token);
     if (it == vocab_.end()) {
@@ -148,14 +188,7 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::st
     unk_id_ = it->second;
   }
   if (options_.ignore_merges) {
-    // Whole-piece lookups happen on every cache miss: keep them allocation-free.
-    for (const auto& [tok, id] : vocab_) {
-      std::optional<std::string> raw =
-          options_.byte_level ? byte_level::unspell(tok) : std::optional<std::string>(tok);
-      if (!raw) continue;
-      max_token_len_ = std::max(max_token_len_, raw->size());
-      raw_vocab_.emplace(std::move(*raw), id);
-    }
+    for (const auto& [tok, id] : vocab_) max_token_len_ = std::max(max_token_len_, tok.size());
   }
   if (options_.cache_capacity > 0) cache_ = std::make_unique<Cache>();
 }
@@ -175,7 +208,7 @@ const std::string* BpeModel::id_to_token(int32_t id) const {
 
 void BpeModel::tokenize(std::string_view piece, std::vector<int32_t>& out) const {
   if (piece.empty()) return;
-  if (options_.byte_level && piece.size() == 1 && byte_ids_[static_cast<uint8_t>(piece[0])] >= 0) {
+  if (plain_bytes_ && piece.size() == 1 && byte_ids_[static_cast<uint8_t>(piece[0])] >= 0) {
     out.push_back(byte_ids_[static_cast<uint8_t>(piece[0])]);
     return;
   }
@@ -189,11 +222,15 @@ void BpeModel::tokenize(std::string_view piece, std::vector<int32_t>& out) const
     }
   }
   const size_t start = out.size();
-  const auto whole = options_.ignore_merges && piece.size() <= max_token_len_
-                         ? raw_vocab_.find(piece)
-                         : raw_vocab_.end();
-  if (whole != raw_vocab_.end()) {
-    out.push_back(whole->second);
+  std::optional<int32_t> whole;
+  // A spelled token is never shorter than its bytes: longer pieces cannot be one.
+  if (options_.ignore_merges && piece.size() <= max_token_len_) {
+    thread_local std::string spelled;
+    if (options_.byte_level) spelled = byte_level::spell(piece);
+    whole = token_to_id(options_.byte_level ? std::string_view(spelled) : piece);
+  }
+  if (whole) {
+    out.push_back(*whole);
   } else {
     merge(piece, out);
   }
@@ -206,37 +243,63 @@ void BpeModel::tokenize(std::string_view piece, std::vector<int32_t>& out) const
   }
 }
 
+void BpeModel::char_symbols(std::string_view text, SymbolBuilder& b) const {
+  const std::string& prefix = options_.continuing_subword_prefix;
+  const std::string& suffix = options_.end_of_word_suffix;
+  const bool affixes = !prefix.empty() || !suffix.empty();
+  std::string key;
+  for (size_t i = 0; i < text.size();) {
+    const uint32_t len = utf8::decode(text, i).len;
+    std::string_view s = text.substr(i, len);
+    if (affixes) {
+      key.clear();
+      if (i > 0) key += prefix;
+      key += s;
+      if (i + len == text.size()) key += suffix;
+      s = key;
+    }
+    i += len;
+    if (const auto it = vocab_.find(s); it != vocab_.end()) {
+      b.known(it->second, len);
+      continue;
+    }
+    if (options_.byte_fallback) {
+      bool all = true;
+      if (!all_fallback_) {
+        for (char c : s) all = all && fallback_ids_[static_cast<uint8_t>(c)] >= 0;
+      }
+      if (all) {
+        // HF adds byte tokens without flushing a pending unk first.
+        for (char c : s) b.add(fallback_ids_[static_cast<uint8_t>(c)], 1);
+        continue;
+      }
+    }
+    if (unk_id_) b.unknown(*unk_id_, len);  // else dropped, as HF does without an unk token
+  }
+  b.flush_unk();
+}
+
 void BpeModel::merge(std::string_view piece, std::vector<int32_t>& out) const {
   thread_local std::vector<Symbol> symbols;
   thread_local std::vector<QueueEntry> queue;
   symbols.clear();
   queue.clear();
 
-  auto add = [&](int32_t id, uint32_t len) {
-    const auto n = static_cast<int32_t>(symbols.size());
-    if (n > 0) symbols.back().next = n;
-    symbols.push_back({id, n - 1, -1, len});
-  };
-  if (options_.byte_level) {
+  SymbolBuilder builder(symbols, options_.fuse_unk);
+  if (plain_bytes_) {
     for (char c : piece) {
       const int32_t id = byte_ids_[static_cast<uint8_t>(c)];
       if (id >= 0) {
-        add(id, 1);
+        builder.known(id, 1);
       } else if (unk_id_) {
-        add(*unk_id_, 1);
-      }  // else dropped, as HF does without an unk token
-    }
-  } else {
-    for (size_t i = 0; i < piece.size();) {
-      const uint32_t len = utf8::decode(piece, i).len;
-      const auto it = vocab_.find(piece.substr(i, len));
-      if (it != vocab_.end()) {
-        add(it->second, len);
-      } else if (unk_id_) {
-        add(*unk_id_, len);
+        builder.unknown(*unk_id_, 1);
       }
-      i += len;
     }
+    builder.flush_unk();
+  } else if (options_.byte_level) {
+    char_symbols(byte_level::spell(piece), builder);
+  } else {
+    char_symbols(piece, builder);
   }
 
   for (size_t i = 0; i + 1 < symbols.size(); ++i) {

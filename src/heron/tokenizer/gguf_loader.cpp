@@ -6,8 +6,10 @@
 #include <string_view>
 
 #include "heron/core/error.h"
-#include "heron/tokenizer/bpe_tokenizer.h"
+#include "heron/tokenizer/bpe_model.h"
 #include "heron/tokenizer/json_util.h"
+#include "heron/tokenizer/pipeline.h"
+#include "heron/tokenizer/spm_model.h"
 #include "heron/tokenizer/tokenizer.h"
 
 namespace heron::tokenizer {
@@ -54,6 +56,7 @@ constexpr std::array kPreNames = {
 };
 
 // GGUF token types (llama.cpp's llama_token_type).
+constexpr int64_t kTypeUnknown = 2;
 constexpr int64_t kTypeControl = 3;
 constexpr int64_t kTypeUserDefined = 4;
 
@@ -89,6 +92,74 @@ const nlohmann::json& string_array(const nlohmann::json& md, const char* key) {
   return *v;
 }
 
+// BOS/EOS, the add_bos/add_eos flags (llama.cpp's defaults per model) and the template.
+std::unique_ptr<Tokenizer> finish(const nlohmann::json& md, PipelineParts parts,
+                                  bool default_add_bos) {
+  parts.bos_id = optional_id(md, "tokenizer.ggml.bos_token_id");
+  parts.eos_id = optional_id(md, "tokenizer.ggml.eos_token_id");
+  if (optional_bool(md, "tokenizer.ggml.add_bos_token").value_or(default_add_bos) && parts.bos_id) {
+    parts.affixes.prefix.push_back(*parts.bos_id);
+  }
+  if (optional_bool(md, "tokenizer.ggml.add_eos_token").value_or(false) && parts.eos_id) {
+    parts.affixes.suffix.push_back(*parts.eos_id);
+  }
+  if (const auto* t = find(md, "tokenizer.chat_template"); t != nullptr && t->is_string()) {
+    parts.chat_template = t->get<std::string>();
+  }
+  return std::make_unique<PipelineTokenizer>(std::move(parts));
+}
+
+const nlohmann::json* token_types(const nlohmann::json& md, size_t n) {
+  const auto* types = find(md, "tokenizer.ggml.token_type");
+  if (types != nullptr && (!types->is_array() || types->size() != n)) {
+    throw Error("GGUF metadata: tokenizer.ggml.token_type must be an array as long as the tokens");
+  }
+  return types;
+}
+
+// SentencePiece vocabularies (Llama 1/2, Mistral v1, Gemma 1...): llama.cpp prefixes each
+// run of text between special tokens with a space (add_space_prefix), writes spaces as
+// U+2581 and merges by score; decoding is the usual SentencePiece one.
+std::unique_ptr<Tokenizer> build_llama(const nlohmann::json& md) {
+  const auto& tokens = string_array(md, "tokenizer.ggml.tokens");
+  const auto* score_list = find(md, "tokenizer.ggml.scores");
+  if (score_list == nullptr || !score_list->is_array() || score_list->size() != tokens.size()) {
+    throw Error("GGUF metadata: tokenizer.ggml.scores must be an array as long as the tokens");
+  }
+  const auto* types = token_types(md, tokens.size());
+  PipelineParts parts;
+  std::vector<std::string> pieces;
+  std::vector<float> scores;
+  pieces.reserve(tokens.size());
+  scores.reserve(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const auto& text = tokens[i].get_ref<const std::string&>();
+    if (!(*score_list)[i].is_number()) throw Error("GGUF metadata: scores must be numbers");
+    pieces.push_back(text);
+    scores.push_back((*score_list)[i].get<float>());
+    const int64_t type =
+        types != nullptr && (*types)[i].is_number_integer() ? (*types)[i].get<int64_t>() : 1;
+    // llama.cpp matches control, user-defined and unknown tokens in the text.
+    if ((type == kTypeControl || type == kTypeUserDefined || type == kTypeUnknown) &&
+        !text.empty()) {
+      AddedToken t;
+      t.content = text;
+      t.id = static_cast<int32_t>(i);
+      t.special = type != kTypeUserDefined;
+      parts.added.push_back(std::move(t));
+    }
+  }
+  const bool space_prefix = optional_bool(md, "tokenizer.ggml.add_space_prefix").value_or(true);
+  std::vector<std::unique_ptr<Normalizer>> steps;
+  if (space_prefix) steps.push_back(make_prepend(" "));
+  steps.push_back(make_replace(" ", false, "\xE2\x96\x81"));
+  parts.normalizer = make_sequence_normalizer(std::move(steps));
+  parts.model = std::make_unique<SpmModel>(std::move(pieces), std::move(scores),
+                                           optional_id(md, "tokenizer.ggml.unknown_token_id"));
+  parts.decoder = Decoder::sentencepiece(space_prefix);
+  return finish(md, std::move(parts), true);
+}
+
 std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
   if (!md.is_object()) throw Error("GGUF metadata must be a JSON object");
   const auto* model = find(md, "tokenizer.ggml.model");
@@ -96,9 +167,7 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
     throw Error("GGUF metadata: tokenizer.ggml.model is missing");
   }
   const std::string model_name = model->get<std::string>();
-  if (model_name == "llama") {
-    throw Error("GGUF tokenizer model 'llama' (SentencePiece) is not supported yet");
-  }
+  if (model_name == "llama") return build_llama(md);
   if (model_name != "gpt2")
     throw Error("GGUF tokenizer model '" + model_name + "' is not supported");
 
@@ -112,7 +181,7 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
                 "' (tokenizer.ggml.pre) is not supported yet");
   }
 
-  BpeParts parts;
+  PipelineParts parts;
   bool ignore_merges = false;
   bool default_add_bos = false;
   std::vector<std::unique_ptr<PreTokenizer>> steps;
@@ -142,10 +211,7 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
 
   const auto& tokens = string_array(md, "tokenizer.ggml.tokens");
   const auto& merge_list = string_array(md, "tokenizer.ggml.merges");
-  const auto* types = find(md, "tokenizer.ggml.token_type");
-  if (types != nullptr && (!types->is_array() || types->size() != tokens.size())) {
-    throw Error("GGUF metadata: tokenizer.ggml.token_type must be an array as long as the tokens");
-  }
+  const auto* types = token_types(md, tokens.size());
 
   BpeModel::Vocab vocab;
   vocab.reserve(tokens.size());
@@ -174,20 +240,9 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
   opts.byte_level = true;
   opts.ignore_merges = ignore_merges;
   parts.model = std::make_unique<BpeModel>(std::move(vocab), merges, opts);
-  parts.decoder = TokenDecoder::byte_level();
+  parts.decoder = Decoder::byte_level();
 
-  parts.bos_id = optional_id(md, "tokenizer.ggml.bos_token_id");
-  parts.eos_id = optional_id(md, "tokenizer.ggml.eos_token_id");
-  if (optional_bool(md, "tokenizer.ggml.add_bos_token").value_or(default_add_bos) && parts.bos_id) {
-    parts.affixes.prefix.push_back(*parts.bos_id);
-  }
-  if (optional_bool(md, "tokenizer.ggml.add_eos_token").value_or(false) && parts.eos_id) {
-    parts.affixes.suffix.push_back(*parts.eos_id);
-  }
-  if (const auto* t = find(md, "tokenizer.chat_template"); t != nullptr && t->is_string()) {
-    parts.chat_template = t->get<std::string>();
-  }
-  return std::make_unique<BpeTokenizer>(std::move(parts));
+  return finish(md, std::move(parts), default_add_bos);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
-// Tokenizer::from_hf_dir / from_json_files / from_json: assemble a BpeTokenizer from a
-// Hugging Face tokenizer.json and (optionally) tokenizer_config.json.
+// Tokenizer::from_hf_dir / from_json_files / from_json: assemble a PipelineTokenizer from
+// a Hugging Face tokenizer.json and (optionally) tokenizer_config.json. The "truncation"
+// and "padding" sections are ignored: they shape batches, not tokens.
 #include <fstream>
 #include <sstream>
 
 #include "heron/core/error.h"
-#include "heron/tokenizer/bpe_tokenizer.h"
+#include "heron/tokenizer/json_reader.h"
 #include "heron/tokenizer/json_util.h"
+#include "heron/tokenizer/pipeline.h"
 #include "heron/tokenizer/tokenizer.h"
 
 namespace heron::tokenizer {
@@ -27,74 +29,6 @@ nlohmann::json read_json(const fs::path& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + " is not valid JSON: " + e.what());
   }
-}
-
-std::vector<std::pair<std::string, std::string>> parse_merges(const nlohmann::json& model) {
-  std::vector<std::pair<std::string, std::string>> merges;
-  if (!model.contains("merges") || model["merges"].is_null()) return merges;
-  const auto& list = json_array(model, "merges", "model");
-  merges.reserve(list.size());
-  for (const auto& m : list) {
-    if (m.is_string()) {
-      // Legacy "left right" form; byte-level tokens never contain a plain space.
-      const auto& s = m.get_ref<const std::string&>();
-      const size_t space = s.find(' ');
-      if (space == std::string::npos) {
-        throw Error("tokenizer.json: merge '" + s + "' is not of the form 'left right'");
-      }
-      merges.emplace_back(s.substr(0, space), s.substr(space + 1));
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
-    } else {
-      throw Error("tokenizer.json: a merge must be \"left right\" or [\"left\", \"right\"], got " +
-                  m.dump());
-    }
-  }
-  return merges;
-}
-
-void require_empty_affix(const nlohmann::json& model, const char* key) {
-  const auto it = model.find(key);
-  if (it == model.end() || it->is_null()) return;
-  if (!it->is_string())
-    throw Error(std::string("tokenizer.json: model.") + key + " must be a string");
-  if (!it->get_ref<const std::string&>().empty()) {
-    throw Error(std::string("tokenizer.json: BPE ") + key + " is not supported yet");
-  }
-}
-
-std::unique_ptr<BpeModel> parse_model(const nlohmann::json& tj, bool byte_level) {
-  const auto& model = json_object(tj, "model", "tokenizer.json");
-  const std::string type = model.contains("type") ? json_string(model, "type", "model") : "BPE";
-  if (type != "BPE") throw Error("tokenizer.json: model type '" + type + "' is not supported yet");
-  if (json_bool_or(model, "byte_fallback", false, "model")) {
-    throw Error("tokenizer.json: BPE byte_fallback is not supported yet");
-  }
-  require_empty_affix(model, "continuing_subword_prefix");
-  require_empty_affix(model, "end_of_word_suffix");
-
-  BpeModel::Vocab vocab;
-  const auto& v = json_object(model, "vocab", "model");
-  vocab.reserve(v.size());
-  for (const auto& [tok, id] : v.items()) {
-    if (!id.is_number_integer()) {
-      throw Error("tokenizer.json: vocab id of '" + tok + "' must be an integer");
-    }
-    const int64_t value = id.get<int64_t>();
-    if (value < 0 || value > INT32_MAX) {
-      throw Error("tokenizer.json: vocab id of '" + tok + "' is out of range");
-    }
-    vocab.emplace(tok, static_cast<int32_t>(value));
-  }
-
-  BpeOptions opts;
-  opts.byte_level = byte_level;
-  opts.ignore_merges = json_bool_or(model, "ignore_merges", false, "model");
-  if (model.contains("unk_token") && !model["unk_token"].is_null()) {
-    opts.unk_token = json_string(model, "unk_token", "model");
-  }
-  // "dropout" only matters for training; inference is deterministic.
-  return std::make_unique<BpeModel>(std::move(vocab), parse_merges(model), opts);
 }
 
 std::vector<AddedToken> parse_added(const nlohmann::json& tj) {
@@ -146,18 +80,17 @@ std::string config_chat_template(const nlohmann::json& cfg) {
   throw Error("tokenizer_config.json: 'chat_template' must be a string or a list");
 }
 
-std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json& cfg) {
+std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json& cfg,
+                                 StreamedModelParts* streamed) {
   if (!tj.is_object()) throw Error("tokenizer.json must be a JSON object");
   if (!cfg.is_null() && !cfg.is_object())
     throw Error("tokenizer_config.json must be a JSON object");
-  BpeParts parts;
+  PipelineParts parts;
   parts.normalizer = make_normalizer(tj.value("normalizer", nlohmann::json()));
   parts.pre_tokenizer = make_pre_tokenizer(tj.value("pre_tokenizer", nlohmann::json()));
-  if (!parts.pre_tokenizer || !parts.pre_tokenizer->byte_level()) {
-    throw Error("tokenizer.json: only byte-level BPE (a ByteLevel pre_tokenizer) is supported yet");
-  }
-  parts.model = parse_model(tj, true);
-  parts.decoder = TokenDecoder::from_json(tj.value("decoder", nlohmann::json()));
+  const bool byte_level = parts.pre_tokenizer && parts.pre_tokenizer->byte_level();
+  parts.model = make_model(json_field(tj, "model", "tokenizer.json"), byte_level, streamed);
+  parts.decoder = Decoder::from_json(tj.value("decoder", nlohmann::json()));
   parts.added = parse_added(tj);
   parts.affixes = parse_post_processor(tj.value("post_processor", nlohmann::json()));
 
@@ -184,7 +117,20 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json&
     }
     parts.chat_template = config_chat_template(cfg);
   }
-  return std::make_unique<BpeTokenizer>(std::move(parts));
+  return std::make_unique<PipelineTokenizer>(std::move(parts));
+}
+
+// tokenizer.json read with json_reader.h (the big model parts bypass the tree).
+std::unique_ptr<Tokenizer> from_text(const fs::path& path, const nlohmann::json& cfg) {
+  try {
+    StreamedModelParts streamed;
+    const nlohmann::json tj = read_tokenizer_json(read_file(path), streamed);
+    return build(tj, cfg, &streamed);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": tokenizer.json is malformed: " + e.what());
+  } catch (const Error& e) {
+    throw Error(path.string() + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -192,7 +138,7 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json&
 std::unique_ptr<Tokenizer> Tokenizer::from_json(const nlohmann::json& tokenizer_json,
                                                 const nlohmann::json& tokenizer_config) {
   try {
-    return build(tokenizer_json, tokenizer_config);
+    return build(tokenizer_json, tokenizer_config, nullptr);
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("tokenizer.json is malformed: ") + e.what());
   }
@@ -201,13 +147,8 @@ std::unique_ptr<Tokenizer> Tokenizer::from_json(const nlohmann::json& tokenizer_
 std::unique_ptr<Tokenizer> Tokenizer::from_json_files(
     const std::filesystem::path& tokenizer_json,
     const std::optional<std::filesystem::path>& tokenizer_config) {
-  const nlohmann::json tj = read_json(tokenizer_json);
   const nlohmann::json cfg = tokenizer_config ? read_json(*tokenizer_config) : nlohmann::json();
-  try {
-    return from_json(tj, cfg);
-  } catch (const Error& e) {
-    throw Error(tokenizer_json.string() + ": " + e.what());
-  }
+  return from_text(tokenizer_json, cfg);
 }
 
 std::unique_ptr<Tokenizer> Tokenizer::from_hf_dir(const std::filesystem::path& dir) {
@@ -222,11 +163,7 @@ std::unique_ptr<Tokenizer> Tokenizer::from_hf_dir(const std::filesystem::path& d
     if (!cfg.is_object()) cfg = nlohmann::json::object();
     cfg["chat_template"] = read_file(jinja);
   }
-  try {
-    return from_json(read_json(tj), cfg);
-  } catch (const Error& e) {
-    throw Error(tj.string() + ": " + e.what());
-  }
+  return from_text(tj, cfg);
 }
 
 }  // namespace heron::tokenizer

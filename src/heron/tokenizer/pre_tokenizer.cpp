@@ -4,35 +4,27 @@
 
 #include "heron/core/error.h"
 #include "heron/tokenizer/json_util.h"
+#include "heron/tokenizer/utf8.h"
 
 namespace heron::tokenizer {
 
 const std::string_view kGpt2Pattern =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
-namespace {
-
-struct Part {
-  Span span;
-  bool match;
-};
-
-// Applies HF's SplitDelimiterBehavior to a piece already cut into match / non-match
-// parts (covering the piece, in order), appending the resulting non-empty spans.
-void apply_behavior(const std::vector<Part>& parts, SplitBehavior behavior,
+void apply_behavior(const std::vector<SplitPart>& parts, SplitBehavior behavior,
                     std::vector<Span>& out) {
   const size_t first = out.size();
   bool prev_match = false;
   switch (behavior) {
     case SplitBehavior::Removed:
-      for (const Part& p : parts)
+      for (const SplitPart& p : parts)
         if (!p.match) out.push_back(p.span);
       break;
     case SplitBehavior::Isolated:
-      for (const Part& p : parts) out.push_back(p.span);
+      for (const SplitPart& p : parts) out.push_back(p.span);
       break;
     case SplitBehavior::MergedWithPrevious:
-      for (const Part& p : parts) {
+      for (const SplitPart& p : parts) {
         if (p.match && !prev_match && out.size() > first) {
           out.back().end = p.span.end;
         } else {
@@ -44,7 +36,7 @@ void apply_behavior(const std::vector<Part>& parts, SplitBehavior behavior,
     case SplitBehavior::MergedWithNext:
       // Mirror image of MergedWithPrevious: walk backwards, then restore order.
       for (size_t i = parts.size(); i-- > 0;) {
-        const Part& p = parts[i];
+        const SplitPart& p = parts[i];
         if (p.match && !prev_match && out.size() > first) {
           out.back().begin = p.span.begin;
         } else {
@@ -56,7 +48,7 @@ void apply_behavior(const std::vector<Part>& parts, SplitBehavior behavior,
       break;
     case SplitBehavior::Contiguous:
       for (size_t i = 0; i < parts.size(); ++i) {
-        const Part& p = parts[i];
+        const SplitPart& p = parts[i];
         if (i > 0 && p.match == prev_match) {
           out.back().end = p.span.end;
         } else {
@@ -73,16 +65,27 @@ void apply_behavior(const std::vector<Part>& parts, SplitBehavior behavior,
   out.resize(w);
 }
 
+SplitBehavior parse_behavior(const std::string& name) {
+  if (name == "Removed") return SplitBehavior::Removed;
+  if (name == "Isolated") return SplitBehavior::Isolated;
+  if (name == "MergedWithPrevious") return SplitBehavior::MergedWithPrevious;
+  if (name == "MergedWithNext") return SplitBehavior::MergedWithNext;
+  if (name == "Contiguous") return SplitBehavior::Contiguous;
+  throw Error("tokenizer.json: Split behavior '" + name + "' is unknown");
+}
+
+namespace {
+
 class SplitPre final : public PreTokenizer {
  public:
   SplitPre(Regex regex, SplitBehavior behavior, bool invert)
       : regex_(std::move(regex)), behavior_(behavior), invert_(invert) {}
 
-  void split(std::string& buf, std::vector<Span>& pieces) const override {
-    std::vector<Span> out;
+  void split(std::string& buf, std::vector<Span>& pieces, size_t) const override {
+    thread_local std::vector<Span> out, matches;
+    thread_local std::vector<SplitPart> parts;
+    out.clear();
     out.reserve(pieces.size() * 2);
-    std::vector<Span> matches;
-    std::vector<Part> parts;
     for (const Span& piece : pieces) {
       matches.clear();
       parts.clear();
@@ -97,7 +100,7 @@ class SplitPre final : public PreTokenizer {
       if (prev < text.size()) parts.push_back({{piece.begin + prev, piece.end}, invert_});
       apply_behavior(parts, behavior_, out);
     }
-    pieces = std::move(out);
+    pieces.assign(out.begin(), out.end());
   }
 
  private:
@@ -114,7 +117,7 @@ class ByteLevelPre final : public PreTokenizer {
     }
   }
 
-  void split(std::string& buf, std::vector<Span>& pieces) const override {
+  void split(std::string& buf, std::vector<Span>& pieces, size_t origin_len) const override {
     if (add_prefix_space_) {
       // HF prepends to every piece reaching this step, not only the first.
       for (Span& p : pieces) {
@@ -127,7 +130,7 @@ class ByteLevelPre final : public PreTokenizer {
         p = {at, at + text.size()};
       }
     }
-    if (regex_split_) regex_split_->split(buf, pieces);
+    if (regex_split_) regex_split_->split(buf, pieces, origin_len);
   }
 
   bool byte_level() const override { return true; }
@@ -141,8 +144,8 @@ class SequencePre final : public PreTokenizer {
  public:
   explicit SequencePre(std::vector<std::unique_ptr<PreTokenizer>> steps)
       : steps_(std::move(steps)) {}
-  void split(std::string& buf, std::vector<Span>& pieces) const override {
-    for (const auto& s : steps_) s->split(buf, pieces);
+  void split(std::string& buf, std::vector<Span>& pieces, size_t origin_len) const override {
+    for (const auto& s : steps_) s->split(buf, pieces, origin_len);
   }
   bool byte_level() const override {
     for (const auto& s : steps_)
@@ -154,43 +157,36 @@ class SequencePre final : public PreTokenizer {
   std::vector<std::unique_ptr<PreTokenizer>> steps_;
 };
 
-SplitBehavior parse_behavior(const std::string& name) {
-  if (name == "Removed") return SplitBehavior::Removed;
-  if (name == "Isolated") return SplitBehavior::Isolated;
-  if (name == "MergedWithPrevious") return SplitBehavior::MergedWithPrevious;
-  if (name == "MergedWithNext") return SplitBehavior::MergedWithNext;
-  if (name == "Contiguous") return SplitBehavior::Contiguous;
-  throw Error("tokenizer.json: Split behavior '" + name + "' is unknown");
+char32_t single_char(const nlohmann::json& spec, const char* key, const std::string& what) {
+  const std::string s = json_string(spec, key, what);
+  if (s.empty() || !utf8::is_valid(s) || utf8::decode(s, 0).len != s.size()) {
+    throw Error("tokenizer.json: " + what + " field '" + key + "' must be one character");
+  }
+  return utf8::decode(s, 0).cp;
 }
 
-}  // namespace
-
-std::unique_ptr<PreTokenizer> make_split(Regex regex, SplitBehavior behavior, bool invert) {
-  return std::make_unique<SplitPre>(std::move(regex), behavior, invert);
+PrependScheme prepend_scheme(const nlohmann::json& spec, const std::string& what) {
+  if (spec.contains("prepend_scheme") && !spec["prepend_scheme"].is_null()) {
+    const std::string scheme = json_string(spec, "prepend_scheme", what);
+    if (scheme == "always") return PrependScheme::Always;
+    if (scheme == "first") return PrependScheme::First;
+    if (scheme == "never") return PrependScheme::Never;
+    throw Error("tokenizer.json: " + what + " prepend_scheme '" + scheme + "' is unknown");
+  }
+  // Older files: add_prefix_space.
+  return json_bool_or(spec, "add_prefix_space", true, what) ? PrependScheme::Always
+                                                            : PrependScheme::Never;
 }
 
-std::unique_ptr<PreTokenizer> make_byte_level(bool add_prefix_space, bool use_regex) {
-  return std::make_unique<ByteLevelPre>(add_prefix_space, use_regex);
-}
-
-std::unique_ptr<PreTokenizer> make_digits(bool individual_digits) {
-  // HF Digits splits on char::is_numeric, i.e. general category N.
-  return make_split(Regex::pattern(individual_digits ? "\\p{N}" : "\\p{N}+"),
-                    SplitBehavior::Isolated, false);
-}
-
-std::unique_ptr<PreTokenizer> make_sequence(std::vector<std::unique_ptr<PreTokenizer>> steps) {
-  return std::make_unique<SequencePre>(std::move(steps));
-}
-
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec) {
+std::unique_ptr<PreTokenizer> parse(const nlohmann::json& spec, int depth) {
   if (spec.is_null()) return nullptr;
-  const std::string what = "pre_tokenizer";
-  const std::string type = json_string(spec, "type", what);
+  if (depth > 32) throw Error("tokenizer.json: pre_tokenizer Sequence is nested too deeply");
+  const std::string type = json_string(spec, "type", "pre_tokenizer");
+  const std::string what = type + " pre_tokenizer";
   if (type == "Sequence") {
     std::vector<std::unique_ptr<PreTokenizer>> steps;
     for (const auto& s : json_array(spec, "pretokenizers", "pre_tokenizer Sequence")) {
-      if (auto p = make_pre_tokenizer(s)) steps.push_back(std::move(p));
+      if (auto p = parse(s, depth + 1)) steps.push_back(std::move(p));
     }
     return make_sequence(std::move(steps));
   }
@@ -215,7 +211,46 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec) {
   if (type == "Digits") {
     return make_digits(json_bool_or(spec, "individual_digits", false, "Digits"));
   }
+  if (type == "Whitespace") return make_whitespace();
+  if (type == "WhitespaceSplit") return make_whitespace_split();
+  if (type == "BertPreTokenizer") return make_bert_pre_tokenizer();
+  if (type == "Punctuation") {
+    const auto it = spec.find("behavior");
+    return make_punctuation(it == spec.end() || it->is_null()
+                                ? SplitBehavior::Isolated
+                                : parse_behavior(json_string(spec, "behavior", what)));
+  }
+  if (type == "CharDelimiterSplit")
+    return make_char_delimiter(single_char(spec, "delimiter", what));
+  if (type == "Metaspace") {
+    return make_metaspace(single_char(spec, "replacement", what), prepend_scheme(spec, what),
+                          json_bool_or(spec, "split", true, what));
+  }
   throw Error("tokenizer.json: pre_tokenizer type '" + type + "' is not supported yet");
+}
+
+}  // namespace
+
+std::unique_ptr<PreTokenizer> make_split(Regex regex, SplitBehavior behavior, bool invert) {
+  return std::make_unique<SplitPre>(std::move(regex), behavior, invert);
+}
+
+std::unique_ptr<PreTokenizer> make_byte_level(bool add_prefix_space, bool use_regex) {
+  return std::make_unique<ByteLevelPre>(add_prefix_space, use_regex);
+}
+
+std::unique_ptr<PreTokenizer> make_digits(bool individual_digits) {
+  // HF Digits splits on char::is_numeric, i.e. general category N.
+  return make_split(Regex::pattern(individual_digits ? "\\p{N}" : "\\p{N}+"),
+                    SplitBehavior::Isolated, false);
+}
+
+std::unique_ptr<PreTokenizer> make_sequence(std::vector<std::unique_ptr<PreTokenizer>> steps) {
+  return std::make_unique<SequencePre>(std::move(steps));
+}
+
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec) {
+  return parse(spec, 0);
 }
 
 }  // namespace heron::tokenizer

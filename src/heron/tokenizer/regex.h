@@ -4,8 +4,9 @@
 //
 // tokenizer.json patterns are written for Oniguruma (what HF `tokenizers` uses), so a
 // few escapes are rewritten to keep Oniguruma's meaning: \s/\S are Unicode White_Space
-// (PCRE2 also counts U+180E), \w/\W are letters, marks, decimal digits and connector
-// punctuation (PCRE2 counts all numbers and only "_").
+// (PCRE2 also counts U+180E), \w/\W are UTS #18's word characters: Alphabetic, marks,
+// decimal digits, connector punctuation and Join_Control (PCRE2 counts all numbers but only
+// letters, so it misses e.g. Roman numerals, and only "_").
 #include <cstddef>
 #include <memory>
 #include <string>

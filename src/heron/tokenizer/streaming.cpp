@@ -1,21 +1,25 @@
+#include "heron/tokenizer/decoder.h"
 #include "heron/tokenizer/tokenizer.h"
-#include "heron/tokenizer/utf8.h"
 
 namespace heron::tokenizer {
 
+StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tok, bool skip_special)
+    : tok_(tok), skip_special_(skip_special), stream_(tok.start_decode()) {}
+
+StreamingDetokenizer::~StreamingDetokenizer() = default;
+
 std::string StreamingDetokenizer::feed(int32_t id) {
   if (skip_special_ && tok_.is_special(id)) return {};
-  pending_ += tok_.token_bytes(id);
-  const size_t ready = utf8::complete_prefix(pending_);
-  if (ready == 0) return {};
-  std::string out = utf8::sanitize(std::string_view(pending_).substr(0, ready));
-  pending_.erase(0, ready);
-  return out;
+  const std::string* token = tok_.id_to_token(id);
+  if (token == nullptr) return {};  // decode() skips ids without a token too
+  stream_->push(*token);
+  return stream_->take();
 }
 
 std::string StreamingDetokenizer::flush() {
-  std::string out = utf8::sanitize(pending_);
-  pending_.clear();
+  stream_->finish();
+  std::string out = stream_->take();
+  stream_ = tok_.start_decode();
   return out;
 }
 

@@ -1,14 +1,13 @@
 #pragma once
-// Tokenizer front door. Byte-level BPE (GPT-2 / Llama-3 / Qwen / SmolLM style) for now;
-// the rest of the tokenizer.json family grows behind this interface.
+// Tokenizer front door: the whole tokenizer.json family (BPE, WordPiece, Unigram with
+// their normalizers, pre-tokenizers, post-processors and decoders) and GGUF vocabularies.
 //
 // Rules every implementation follows:
 // - encode() input that is not valid UTF-8 is repaired first: each maximal invalid
 //   subpart becomes one U+FFFD (Python's errors="replace", Rust's from_utf8_lossy), so
 //   "a\xFFb" encodes exactly like "a\uFFFDb".
-// - decode() concatenates the bytes of the tokens (see token_bytes) and repairs the
-//   result the same way, matching HF `tokenizers` decode. Ids without a token are
-//   skipped, as HF does.
+// - decode() runs the tokenizer's decoder over the tokens of the ids, as HF `tokenizers`
+//   does (ids without a token are skipped); its result is always valid UTF-8.
 // - All methods are const and safe to call from several threads at once.
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 namespace heron::tokenizer {
+
+class DecodeStream;
 
 class Tokenizer {
  public:
@@ -47,9 +48,15 @@ class Tokenizer {
   virtual std::vector<int32_t> encode(std::string_view text, bool add_special = true,
                                       bool parse_special = true) const = 0;
   virtual std::string decode(std::span<const int32_t> ids, bool skip_special = false) const = 0;
-  // Raw bytes one token stands for (byte-level decoded, possibly a partial code point);
-  // empty for ids without a token.
+  // Raw bytes one token stands for in the middle of a text ("Ġhi" and "▁hi" -> " hi",
+  // "<0xE2>" -> "\xE2", "##hi" -> "hi"; possibly part of a code point); empty for ids
+  // without a token.
   virtual std::string token_bytes(int32_t id) const = 0;
+  // Token as spelled in the vocab ("Ġhello", "▁hello") or an added token's content;
+  // nullptr for ids without a token.
+  virtual const std::string* id_to_token(int32_t id) const = 0;
+  // A fresh incremental decode (see StreamingDetokenizer).
+  virtual std::unique_ptr<DecodeStream> start_decode() const = 0;
 
   // One past the largest token id (model vocab and added tokens). A model's embedding
   // table may be larger; ids in between have no token.
@@ -67,22 +74,27 @@ class Tokenizer {
   std::string chat_template_;
 };
 
-// Fed one id at a time, returns only complete UTF-8 text: bytes of a code point split
-// across tokens are held back until it completes. Invalid bytes are replaced by U+FFFD as
-// soon as they can no longer start a valid sequence; flush() returns what is left, an
-// incomplete trailing sequence becoming one U+FFFD. So the concatenation of every feed()
-// and the final flush() always equals decode() of the same ids.
+// Fed one id at a time, returns text as soon as no later id can change it, so that the
+// concatenation of every feed() and the final flush() always equals decode() of the same
+// ids. What is held back: bytes of a code point split across tokens; a run of "<0xAB>"
+// byte-fallback tokens while it is still valid UTF-8 (HF decodes a run as a whole: its
+// text if valid, else one U+FFFD per byte token); and whatever the decoder can only settle
+// at the end (a WordPiece or BPE-suffix token until the next one, a trailing space a
+// Strip decoder removes). flush() ends the sequence and returns the rest (an incomplete
+// code point becomes one U+FFFD); feeding after it starts a new sequence.
 class StreamingDetokenizer {
  public:
-  explicit StreamingDetokenizer(const Tokenizer& tok, bool skip_special = false)
-      : tok_(tok), skip_special_(skip_special) {}
+  explicit StreamingDetokenizer(const Tokenizer& tok, bool skip_special = false);
+  ~StreamingDetokenizer();
+  StreamingDetokenizer(const StreamingDetokenizer&) = delete;
+  StreamingDetokenizer& operator=(const StreamingDetokenizer&) = delete;
   std::string feed(int32_t id);
   std::string flush();
 
  private:
   const Tokenizer& tok_;
   bool skip_special_;
-  std::string pending_;
+  std::unique_ptr<DecodeStream> stream_;
 };
 
 }  // namespace heron::tokenizer

@@ -1,0 +1,126 @@
+// `heron serve`: the Ollama- and OpenAI-compatible HTTP server. Models run in
+// `heron runner` child processes managed by the runner pool.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include <httplib.h>
+
+#include "heron/cli/args.h"
+#include "heron/cli/commands.h"
+#include "heron/http/json_fields.h"
+#include "heron/http/responses.h"
+#include "heron/server/context.h"
+#include "heron/server/ollama_api.h"
+#include "heron/server/openai_api.h"
+
+namespace heron::cli {
+
+namespace {
+
+const std::vector<FlagSpec> kFlags = {{"help", false, "show this help"}};
+
+struct Address {
+  std::string host;
+  int port;
+};
+
+// HERON_HOST: "host", "host:port" or "http://host:port"; default 127.0.0.1:11435.
+Address parse_host(std::string text) {
+  if (text.empty()) text = "127.0.0.1:11435";
+  if (auto p = text.find("://"); p != std::string::npos) text = text.substr(p + 3);
+  if (!text.empty() && text.back() == '/') text.pop_back();
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) return {text, 11435};
+  Address a{text.substr(0, colon), 0};
+  try {
+    size_t used = 0;
+    a.port = std::stoi(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1 || a.port < 0 || a.port > 65535)
+      throw std::out_of_range("");
+  } catch (const std::exception&) {
+    throw UsageError("$HERON_HOST has a bad port: '" + text + "'");
+  }
+  if (a.host.empty()) a.host = "127.0.0.1";
+  return a;
+}
+
+size_t env_size(const char* name, size_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  try {
+    return std::stoul(v);
+  } catch (const std::exception&) {
+    throw UsageError(std::string("$") + name + " must be a positive integer");
+  }
+}
+
+}  // namespace
+
+int run_serve(const std::vector<std::string>& argv) {
+  Args args("serve", kFlags, argv);
+  if (args.has("help")) {
+    std::cout << Args::usage("serve", kFlags)
+              << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_KEEP_ALIVE (5m),\n"
+                 "HERON_MAX_LOADED_MODELS (3), HERON_LOAD_TIMEOUT seconds (300)\n";
+    return 0;
+  }
+  if (!args.positional().empty()) {
+    throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+  }
+  const char* host_env = std::getenv("HERON_HOST");
+  const Address address = parse_host(host_env ? host_env : "");
+  server::KeepAlive keep_alive;
+  try {
+    keep_alive = server::default_keep_alive();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  // A client that hangs up must not kill the server with SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
+  // SIGINT/SIGTERM stop the server cleanly (runners are stopped with the pool).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  server::PathResolver resolver;
+  server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
+                           env_size("HERON_MAX_LOADED_MODELS", 3),
+                           std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300))});
+  server::ServerContext ctx{pool, resolver, keep_alive};
+  httplib::Server http_server;
+  http_server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  http_server.set_payload_max_length(64 << 20);  // requests are JSON text, never this large
+  http_server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty() || res.status < 400) return;
+    http::send_error(res, res.status,
+                     res.status == 404
+                         ? "no such endpoint: " + req.method + " " + req.path
+                         : "request rejected (HTTP " + std::to_string(res.status) + ")");
+  });
+  server::install_ollama_routes(http_server, ctx);
+  server::install_openai_routes(http_server, ctx);
+  if (!http_server.bind_to_port(address.host, address.port)) {
+    throw Error("cannot listen on " + address.host + ":" + std::to_string(address.port));
+  }
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    http_server.stop();
+  });
+  std::cerr << "heron serve: listening on http://" << address.host << ":" << address.port
+            << std::endl;
+  http_server.listen_after_bind();
+  if (stopper.joinable()) {
+    pthread_kill(stopper.native_handle(), SIGTERM);  // wake it if we stopped for another reason
+    stopper.join();
+  }
+  return 0;
+}
+
+}  // namespace heron::cli

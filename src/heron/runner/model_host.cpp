@@ -1,0 +1,123 @@
+#include "heron/runner/model_host.h"
+
+#include <algorithm>
+
+#include <mlx/memory.h>
+
+#include "heron/core/error.h"
+
+namespace heron::runner {
+
+ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context)
+    : path_(std::move(path)), max_queue_(max_queue), default_context_(default_context) {
+  status_ = {{"state", "loading"}, {"model", path_.string()}};
+}
+
+ModelHost::~ModelHost() {
+  // MLX arrays are freed on the thread that made them.
+  worker_
+      .submit([this] {
+        seq_.caches.clear();
+        loaded_.model.reset();
+      })
+      .wait();
+}
+
+void ModelHost::load() {
+  worker_
+      .submit([this] {
+        loaded_ = model::load_model(path_);
+        if (!loaded_.tokenizer) throw Error(path_.string() + ": the model has no tokenizer");
+        seq_.caches = loaded_.model->make_caches();
+        refresh_status("ready");
+      })
+      .get();
+}
+
+int ModelHost::vocab_size() const {
+  return loaded_.model->config().vocab_size;
+}
+
+int ModelHost::context_length(int requested) const {
+  const int trained = loaded_.model->config().max_position_embeddings;
+  return std::min(requested > 0 ? requested : default_context_, trained);
+}
+
+bool ModelHost::submit(std::shared_ptr<CompletionJob> job) {
+  if (queued_.fetch_add(1) >= max_queue_) {
+    --queued_;
+    return false;
+  }
+  worker_.submit([this, job] {
+    run(*job);
+    --queued_;
+    refresh_status("ready");
+  });
+  return true;
+}
+
+nlohmann::json ModelHost::status() const {
+  std::lock_guard lock(status_mu_);
+  auto s = status_;
+  s["queued"] = queued_.load();
+  return s;
+}
+
+void ModelHost::refresh_status(const char* state) {
+  const auto& config = loaded_.model->config();
+  nlohmann::json s = {
+      {"state", state},
+      {"model", path_.string()},
+      {"architecture", config.architecture},
+      {"context_length", context_length(0)},
+      {"trained_context_length", config.max_position_embeddings},
+      {"vocab_size", config.vocab_size},
+      {"memory",
+       {{"active", mlx::core::get_active_memory()}, {"peak", mlx::core::get_peak_memory()}}},
+      {"cached_tokens", seq_.tokens.size()},
+      {"chat_template", loaded_.tokenizer->chat_template()},
+  };
+  std::lock_guard lock(status_mu_);
+  status_ = std::move(s);
+}
+
+void ModelHost::run(CompletionJob& job) {
+  auto done = [&](engine::GenerateStats stats) {
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::Done;
+    e.stats = std::move(stats);
+    job.events.push(std::move(e));
+  };
+  if (job.cancelled) {  // the client left while queued
+    done({.done_reason = "cancelled"});
+    return;
+  }
+  refresh_status("busy");
+  try {
+    engine::Emitter emitter(*loaded_.tokenizer, job.stop);
+    auto options = job.options;
+    options.cancelled = [&job] { return job.cancelled.load(); };
+    auto send = [&](engine::Piece piece) {
+      if (piece.empty()) return;
+      CompletionEvent e;
+      e.piece = std::move(piece);
+      job.events.push(std::move(e));
+    };
+    auto stats = engine::generate(
+        *loaded_.model, seq_, job.prompt, options, [&](const engine::TokenStep& step) {
+          if (job.cancelled) return engine::Next::Cancel;
+          send(emitter.feed(step));
+          return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
+        });
+    if (stats.done_reason != "cancelled") send(emitter.finish());
+    done(std::move(stats));
+  } catch (const std::exception& e) {
+    CompletionEvent err;
+    err.kind = CompletionEvent::Kind::Error;
+    err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
+    err.message = e.what();
+    job.events.push(std::move(err));
+  }
+}
+
+}  // namespace heron::runner

@@ -1,0 +1,50 @@
+#pragma once
+// The runner's model: loaded, run and freed on one MLX thread. HTTP threads tokenize
+// (the tokenizer is thread-safe) and submit jobs, which run one at a time in arrival
+// order; the queue is bounded so a flood is refused instead of piling up.
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/core/worker.h"
+#include "heron/engine/sequence.h"
+#include "heron/model/loader.h"
+#include "heron/runner/completion_job.h"
+
+namespace heron::runner {
+
+class ModelHost {
+ public:
+  // default_context: num_ctx when a request gives none (capped at the trained length).
+  ModelHost(std::filesystem::path path, int max_queue, int default_context);
+  ~ModelHost();
+  void load();  // blocks; throws heron::Error when the model cannot be loaded
+
+  const tokenizer::Tokenizer& tokenizer() const { return *loaded_.tokenizer; }
+  int vocab_size() const;
+  // The context a request asking for `requested` tokens (0: the default) gets.
+  int context_length(int requested) const;
+  // False when the queue is full.
+  bool submit(std::shared_ptr<CompletionJob> job);
+  // Refreshed by the MLX thread; never waits for it.
+  nlohmann::json status() const;
+
+ private:
+  void run(CompletionJob& job);
+  void refresh_status(const char* state);
+
+  std::filesystem::path path_;
+  int max_queue_;
+  int default_context_;
+  model::LoadedModel loaded_;
+  engine::Sequence seq_;  // the last conversation, for prefix reuse
+  std::atomic<int> queued_{0};
+  mutable std::mutex status_mu_;
+  nlohmann::json status_;
+  Worker worker_;  // last member: destroyed first, so no job outlives the model
+};
+
+}  // namespace heron::runner

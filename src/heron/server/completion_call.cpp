@@ -1,0 +1,69 @@
+#include "heron/server/completion_call.h"
+
+#include "heron/http/http_error.h"
+
+namespace heron::server {
+
+CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const std::string& prompt,
+                               const api::GenerationParams& params, Clock::time_point started)
+    : lease_(std::move(lease)),
+      model_(lease_->model()),
+      load_seconds_(lease_->load_seconds()),
+      started_(started) {
+  nlohmann::json body = {{"prompt", prompt}, {"options", api::to_ollama_options(params)}};
+  auto& process = lease_->process();
+  stream_ = std::make_unique<RunnerStream>(process.port(), process.token(), body);
+  try {
+    stream_->wait_accepted();
+  } catch (const http::HttpError& e) {
+    if (e.status() == 502) runner_lost(e.what());
+    throw;
+  }
+}
+
+void CompletionCall::runner_lost(const std::string& why) {
+  auto& process = lease_->process();
+  for (int i = 0; i < 20 && process.alive(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // a kill takes a moment to land
+  }
+  if (!process.alive()) {
+    throw http::HttpError(500, "the model runner for '" + model_.name + "' stopped unexpectedly (" +
+                                   process.exit_description() +
+                                   "); the next request starts a new one");
+  }
+  throw http::HttpError(
+      502, "lost the connection to the model runner for '" + model_.name + "': " + why);
+}
+
+std::optional<nlohmann::json> CompletionCall::next(std::chrono::milliseconds timeout) {
+  auto line = stream_->next(timeout);
+  if (!line) return std::nullopt;
+  if (line->broken) runner_lost(line->why);
+  if (const auto it = line->value.find("error"); it != line->value.end()) {
+    const auto& e = *it;
+    if (e.is_object()) {
+      throw http::HttpError(e.value("status", 500),
+                            e.value("message", std::string("runner error")));
+    }
+    throw http::HttpError(500, e.is_string() ? e.get<std::string>() : e.dump());
+  }
+  return std::move(line->value);
+}
+
+Collected collect(CompletionCall& call) {
+  Collected out;
+  for (;;) {
+    auto line = call.next(std::chrono::seconds(1));
+    if (!line) continue;
+    out.content += line->value("content", "");
+    if (line->contains("logprobs")) {
+      for (auto& lp : (*line)["logprobs"]) out.logprobs.push_back(std::move(lp));
+    }
+    if (line->value("done", false)) {
+      out.final_line = std::move(*line);
+      return out;
+    }
+  }
+}
+
+}  // namespace heron::server

@@ -1,0 +1,48 @@
+#pragma once
+// One completion on a leased runner, as the API handlers use it: start it (errors
+// before streaming are HttpErrors with the runner's status), read its lines, and turn
+// a runner that died mid-request into a clear error.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/api/generation_params.h"
+#include "heron/server/runner_pool.h"
+#include "heron/server/runner_stream.h"
+
+namespace heron::server {
+
+class CompletionCall {
+ public:
+  CompletionCall(std::unique_ptr<Lease> lease, const std::string& prompt,
+                 const api::GenerationParams& params, Clock::time_point started);
+  // The next runner line (a piece, or the final line with "done"); nullopt after
+  // `timeout`. Throws http::HttpError for an error line or a runner that went away.
+  std::optional<nlohmann::json> next(std::chrono::milliseconds timeout);
+  void abort() { stream_->abort(); }
+  const ResolvedModel& model() const { return model_; }
+  double load_seconds() const { return load_seconds_; }
+  Clock::time_point started() const { return started_; }
+
+ private:
+  [[noreturn]] void runner_lost(const std::string& why);
+
+  std::unique_ptr<Lease> lease_;  // declared first: outlives the stream
+  ResolvedModel model_;
+  double load_seconds_;
+  Clock::time_point started_;
+  std::unique_ptr<RunnerStream> stream_;
+};
+
+// The whole completion, for stream=false.
+struct Collected {
+  std::string content;
+  nlohmann::json logprobs = nlohmann::json::array();
+  nlohmann::json final_line;
+};
+Collected collect(CompletionCall& call);
+
+}  // namespace heron::server

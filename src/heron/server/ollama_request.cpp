@@ -1,0 +1,60 @@
+#include "heron/server/ollama_request.h"
+
+#include "heron/http/http_error.h"
+#include "heron/http/json_fields.h"
+
+namespace heron::server {
+
+namespace {
+
+void reject_unsupported(const nlohmann::json& body) {
+  if (auto v = http::get_string(body, "suffix", "suffix"); v && !v->empty()) {
+    throw http::bad_request("suffix (fill-in-the-middle) is not supported yet");
+  }
+  if (auto v = http::get_string(body, "template", "template"); v && !v->empty()) {
+    throw http::bad_request("template is not supported yet; use raw=true with a formatted prompt");
+  }
+  if (const auto* v = http::field(body, "images"); v && !(v->is_array() && v->empty())) {
+    throw http::bad_request("images are not supported: heron's models take text only");
+  }
+  if (const auto* v = http::field(body, "format");
+      v && !(v->is_string() && v->get<std::string>().empty())) {
+    throw http::bad_request("format (structured output) is not supported yet");
+  }
+  if (const auto* v = http::field(body, "think"); v && !(v->is_boolean() && !v->get<bool>())) {
+    throw http::bad_request("think is not supported by this model");
+  }
+}
+
+}  // namespace
+
+OllamaRequest parse_ollama_request(const nlohmann::json& body, const ServerContext& ctx) {
+  OllamaRequest r;
+  reject_unsupported(body);
+  auto name = http::get_string(body, "model", "model");
+  if (!name || name->empty()) throw http::bad_request("model is required");
+  // Ollama's documented defaults (docs/modelfile.md PARAMETER).
+  auto& s = r.params.sampling;
+  s.temperature = 0.8f;
+  s.top_k = 40;
+  s.top_p = 0.9f;
+  s.min_p = 0.0f;
+  s.repeat_penalty = 1.1f;
+  s.repeat_last_n = 64;
+  if (const auto* o = http::get_object(body, "options", "options")) {
+    api::read_ollama_options(*o, "options.", r.params);
+  }
+  if (auto v = http::get_bool(body, "logprobs", "logprobs")) r.params.logprobs.enabled = *v;
+  if (auto v =
+          http::get_int(body, "top_logprobs", "top_logprobs", 0, sample::LogprobOptions::kMaxTop)) {
+    r.params.logprobs.top = static_cast<int>(*v);
+  }
+  r.stream = http::get_bool(body, "stream", "stream").value_or(true);
+  r.keep_alive = ctx.default_keep_alive;
+  if (const auto* k = http::field(body, "keep_alive"))
+    r.keep_alive = parse_keep_alive(*k, "keep_alive");
+  r.model = ctx.resolver.resolve(*name);  // last: a bad request is a 400 even for an unknown model
+  return r;
+}
+
+}  // namespace heron::server

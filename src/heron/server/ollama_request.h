@@ -1,0 +1,23 @@
+#pragma once
+// The parts of an Ollama /api/generate or /api/chat request that both share: model,
+// options with Ollama's defaults, logprobs, keep_alive, stream, and the fields heron
+// does not support yet (rejected with a 400 saying so).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/api/generation_params.h"
+#include "heron/server/context.h"
+
+namespace heron::server {
+
+struct OllamaRequest {
+  ResolvedModel model;
+  api::GenerationParams params;
+  KeepAlive keep_alive;
+  bool stream = true;
+};
+
+OllamaRequest parse_ollama_request(const nlohmann::json& body, const ServerContext& ctx);
+
+}  // namespace heron::server

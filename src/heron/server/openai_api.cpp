@@ -1,0 +1,267 @@
+#include "heron/server/openai_api.h"
+
+#include <httplib.h>
+
+#include <random>
+
+#include "heron/http/http_error.h"
+#include "heron/http/json_fields.h"
+#include "heron/http/responses.h"
+#include "heron/server/completion_call.h"
+#include "heron/server/logprob_format.h"
+#include "heron/server/openai_request.h"
+#include "heron/server/prompt.h"
+#include "heron/server/streaming.h"
+#include "heron/server/time_format.h"
+
+namespace heron::server {
+
+namespace {
+
+using json = nlohmann::json;
+
+const char* error_type(int status) {
+  switch (status) {
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 404:
+      return "not_found_error";
+    case 503:
+      return "overloaded_error";
+    default:
+      return "server_error";
+  }
+}
+
+json error_json(int status, const std::string& message) {
+  return {{"error",
+           {{"message", message},
+            {"type", error_type(status)},
+            {"param", nullptr},
+            {"code", nullptr}}}};
+}
+
+void send_openai_error(httplib::Response& res, int status, const std::string& message) {
+  http::send_json(res, error_json(status, message), status);
+}
+
+std::string sse(const json& j) {
+  return "data: " + http::dump(j) + "\n\n";
+}
+
+std::string new_id(const char* prefix) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static const char* alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string id = prefix;
+  for (int i = 0; i < 24; ++i) id.push_back(alphabet[rng() % 36]);
+  return id;
+}
+
+std::string finish_reason(const json& final_line) {
+  const auto r = final_line.value("done_reason", "stop");
+  return r == "length" ? "length" : "stop";
+}
+
+json usage(const json& final_line) {
+  const int prompt = final_line.value("prompt_eval_count", 0);
+  const int completion = final_line.value("eval_count", 0);
+  return {{"prompt_tokens", prompt},
+          {"completion_tokens", completion},
+          {"total_tokens", prompt + completion},
+          {"prompt_tokens_details", {{"cached_tokens", final_line.value("cached_tokens", 0)}}}};
+}
+
+// Legacy /v1/completions logprobs: parallel arrays.
+json legacy_logprobs(const json& runner_entries, size_t text_offset) {
+  json out = {{"tokens", json::array()},
+              {"token_logprobs", json::array()},
+              {"top_logprobs", json::array()},
+              {"text_offset", json::array()}};
+  for (const auto& e : runner_entries) {
+    const auto token = e.value("token", "");
+    out["tokens"].push_back(token);
+    out["token_logprobs"].push_back(e.value("logprob", 0.0));
+    json top = json::object();
+    for (const auto& alt : e.value("top_logprobs", json::array())) {
+      top[alt.value("token", "")] = alt.value("logprob", 0.0);
+    }
+    out["top_logprobs"].push_back(top);
+    out["text_offset"].push_back(text_offset);
+    text_offset += token.size();
+  }
+  return out;
+}
+
+struct Shape {
+  bool chat;
+  std::string id = "";
+  int64_t created = 0;
+  std::string model = "";
+  json head() const {
+    return {{"id", id},
+            {"object", chat ? "chat.completion.chunk" : "text_completion"},
+            {"created", created},
+            {"model", model},
+            {"system_fingerprint", "heron"}};
+  }
+};
+
+void respond(httplib::Response& res, std::shared_ptr<CompletionCall> call, const OpenAIRequest& r,
+             bool chat) {
+  Shape shape{chat, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_seconds_now(), r.model.name};
+  const bool logprobs = r.params.logprobs.enabled;
+  if (!r.stream) {
+    auto all = collect(*call);
+    json j = shape.head();
+    json choice = {{"index", 0}, {"finish_reason", finish_reason(all.final_line)}};
+    if (chat) {
+      j["object"] = "chat.completion";
+      choice["message"] = {{"role", "assistant"}, {"content", all.content}};
+      choice["logprobs"] =
+          logprobs ? json{{"content", client_logprobs(all.logprobs)}} : json(nullptr);
+    } else {
+      choice["text"] = all.content;
+      choice["logprobs"] = logprobs ? legacy_logprobs(all.logprobs, 0) : json(nullptr);
+    }
+    j["choices"] = json::array({choice});
+    j["usage"] = usage(all.final_line);
+    http::send_json(res, j);
+    return;
+  }
+  auto first = std::make_shared<bool>(true);
+  auto offset = std::make_shared<size_t>(0);
+  const bool include_usage = r.include_usage;
+  auto format = [shape, first, offset, logprobs, include_usage](const json& line) {
+    const bool done = line.value("done", false);
+    const std::string text = line.value("content", "");
+    std::string out;
+    auto chunk = [&](json choice) {
+      json j = shape.head();
+      choice["index"] = 0;
+      j["choices"] = json::array({std::move(choice)});
+      out += sse(j);
+    };
+    if (!text.empty() || line.contains("logprobs") || (*first && shape.chat)) {
+      json choice = {{"finish_reason", nullptr}, {"logprobs", nullptr}};
+      if (shape.chat) {
+        choice["delta"] = {{"content", text}};
+        if (*first) choice["delta"]["role"] = "assistant";
+      } else {
+        choice["text"] = text;
+      }
+      if (logprobs && line.contains("logprobs")) {
+        choice["logprobs"] = shape.chat ? json{{"content", client_logprobs(line["logprobs"])}}
+                                        : legacy_logprobs(line["logprobs"], *offset);
+      }
+      *offset += text.size();
+      *first = false;
+      chunk(std::move(choice));
+    }
+    if (done) {
+      json choice = {{"finish_reason", finish_reason(line)}, {"logprobs", nullptr}};
+      if (shape.chat) {
+        choice["delta"] = json::object();
+      } else {
+        choice["text"] = "";
+      }
+      chunk(std::move(choice));
+      if (include_usage) {
+        json j = shape.head();
+        j["choices"] = json::array();
+        j["usage"] = usage(line);
+        out += sse(j);
+      }
+      out += "data: [DONE]\n\n";
+    }
+    return out;
+  };
+  auto format_error = [](int status, const std::string& message) {
+    return sse(error_json(status, message)) + "data: [DONE]\n\n";
+  };
+  stream_completion(res, call, "text/event-stream", format, format_error);
+}
+
+// OpenAI message content: a string or an array of {"type": "text", "text": ...} parts.
+std::string message_text(const json& m, const std::string& at) {
+  const json* c = http::field(m, "content");
+  if (!c) return "";
+  if (c->is_string()) return c->get<std::string>();
+  if (!c->is_array())
+    throw http::bad_request(at + ".content must be a string or an array of parts");
+  std::string text;
+  for (const auto& part : *c) {
+    if (!part.is_object() || part.value("type", "") != "text") {
+      throw http::bad_request(at + ".content: only text parts are supported");
+    }
+    text += http::get_string(part, "text", at + ".content[].text").value_or("");
+  }
+  return text;
+}
+
+void chat_completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
+  const auto t0 = Clock::now();
+  auto body = http::parse_body(req.body);
+  const json* messages = http::get_array(body, "messages", "messages");
+  if (!messages || messages->empty()) throw http::bad_request("messages must be a non-empty array");
+  std::vector<chat::Message> msgs;
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const auto& m = (*messages)[i];
+    const std::string at = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object()) throw http::bad_request(at + " must be an object");
+    auto role = http::get_string(m, "role", at + ".role");
+    if (!role) throw http::bad_request(at + ".role is required");
+    if (*role == "developer") role = "system";
+    if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool") {
+      throw http::bad_request(at + ".role must be system, developer, user, assistant or tool");
+    }
+    msgs.push_back({*role, message_text(m, at)});
+  }
+  auto r = parse_openai_request(body, ctx, /*legacy=*/false);
+  auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
+  auto text = render_chat(lease->status().value("chat_template", ""), msgs);
+  respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r, true);
+}
+
+void completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
+  const auto t0 = Clock::now();
+  auto body = http::parse_body(req.body);
+  auto prompts = http::get_strings(body, "prompt", "prompt");
+  if (!prompts || prompts->size() != 1) {
+    throw http::bad_request("prompt must be a string (or an array of exactly one string)");
+  }
+  auto r = parse_openai_request(body, ctx, /*legacy=*/true);
+  auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
+  respond(res, std::make_shared<CompletionCall>(std::move(lease), prompts->front(), r.params, t0),
+          r, false);
+}
+
+json model_json(const ResolvedModel& m) {
+  return {
+      {"id", m.name}, {"object", "model"}, {"created", unix_seconds_now()}, {"owned_by", "heron"}};
+}
+
+}  // namespace
+
+void install_openai_routes(httplib::Server& server, ServerContext& ctx) {
+  auto bind = [&ctx](void (*f)(const httplib::Request&, httplib::Response&, ServerContext&)) {
+    return http::guarded(
+        [&ctx, f](const httplib::Request& req, httplib::Response& res) { f(req, res, ctx); },
+        send_openai_error);
+  };
+  server.Post("/v1/chat/completions", bind(chat_completions));
+  server.Post("/v1/completions", bind(completions));
+  server.Get("/v1/models",
+             bind([](const httplib::Request&, httplib::Response& res, ServerContext& c) {
+               auto data = json::array();
+               for (const auto& m : c.resolver.list()) data.push_back(model_json(m));
+               http::send_json(res, {{"object", "list"}, {"data", data}});
+             }));
+  server.Get(R"(/v1/models/(.+))",
+             bind([](const httplib::Request& req, httplib::Response& res, ServerContext& c) {
+               http::send_json(res, model_json(c.resolver.resolve(req.matches[1].str())));
+             }));
+}
+
+}  // namespace heron::server

@@ -1,0 +1,24 @@
+#pragma once
+// The fields /v1/chat/completions and /v1/completions share, validated with OpenAI's
+// ranges; anything heron cannot honour (n > 1, response_format, tools, ...) is a 400.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "heron/api/generation_params.h"
+#include "heron/server/context.h"
+
+namespace heron::server {
+
+struct OpenAIRequest {
+  ResolvedModel model;
+  api::GenerationParams params;
+  bool stream = false;
+  bool include_usage = false;
+};
+
+// `legacy`: /v1/completions, where logprobs is an integer (the number of alternatives).
+OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerContext& ctx,
+                                   bool legacy);
+
+}  // namespace heron::server

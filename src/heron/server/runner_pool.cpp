@@ -1,0 +1,185 @@
+#include "heron/server/runner_pool.h"
+
+#include <httplib.h>
+
+#include "heron/http/http_error.h"
+
+namespace heron::server {
+
+namespace {
+
+nlohmann::json fetch_status(RunnerProcess& p) {
+  httplib::Client client("127.0.0.1", p.port());
+  client.set_read_timeout(30, 0);
+  auto res = client.Get("/status", {{"Authorization", "Bearer " + p.token()}});
+  if (!res || res->status != 200) {
+    throw http::HttpError(500, "the model runner did not answer /status");
+  }
+  return nlohmann::json::parse(res->body);
+}
+
+bool expired(const RunnerSlot& s, Clock::time_point now) {
+  return s.active == 0 && !s.keep_alive.forever && now >= s.last_used + s.keep_alive.duration;
+}
+
+}  // namespace
+
+Lease::Lease(RunnerPool& pool, std::shared_ptr<RunnerSlot> slot, KeepAlive keep_alive,
+             double load_seconds)
+    : pool_(pool), slot_(std::move(slot)), keep_alive_(keep_alive), load_seconds_(load_seconds) {
+  std::lock_guard lock(pool_.mu_);
+  process_ = slot_->process;
+  status_ = slot_->status;
+}
+
+Lease::~Lease() {
+  pool_.release(slot_, keep_alive_);
+}
+
+RunnerPool::RunnerPool(PoolConfig config)
+    : config_(std::move(config)), reaper_([this] { reap_loop(); }) {}
+
+RunnerPool::~RunnerPool() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  reaper_.join();
+  std::lock_guard lock(mu_);
+  slots_.clear();  // kills the runners
+}
+
+std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive keep_alive) {
+  std::shared_ptr<RunnerSlot> slot;
+  {
+    std::lock_guard lock(mu_);
+    auto& s = slots_[model.path.string()];
+    if (!s) {
+      if (slots_.size() > config_.max_loaded) evict_lru_locked();
+      s = std::make_shared<RunnerSlot>();
+      s->model = model;
+    }
+    slot = s;
+    ++slot->active;
+  }
+  double load_seconds = 0;
+  try {
+    std::lock_guard start(slot->start_mu);
+    std::shared_ptr<RunnerProcess> current;
+    {
+      std::lock_guard lock(mu_);
+      current = slot->process;
+    }
+    if (!current || !current->alive()) {
+      const auto t0 = Clock::now();
+      auto process = std::make_shared<RunnerProcess>(config_.exe, model.path, config_.load_timeout);
+      auto status = std::make_shared<const nlohmann::json>(fetch_status(*process));
+      load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::lock_guard lock(mu_);
+      slot->process = std::move(process);
+      slot->status = std::move(status);
+    }
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    --slot->active;
+    auto it = slots_.find(model.path.string());
+    if (it != slots_.end() && it->second == slot && slot->active == 0) slots_.erase(it);
+    throw;
+  }
+  return std::make_unique<Lease>(*this, slot, keep_alive, load_seconds);
+}
+
+void RunnerPool::release(const std::shared_ptr<RunnerSlot>& slot, KeepAlive keep_alive) {
+  std::shared_ptr<RunnerSlot> doomed;  // destroyed (runner stopped) outside the lock
+  {
+    std::lock_guard lock(mu_);
+    --slot->active;
+    slot->keep_alive = keep_alive;
+    slot->last_used = Clock::now();
+    if (expired(*slot, slot->last_used)) {
+      auto it = slots_.find(slot->model.path.string());
+      if (it != slots_.end() && it->second == slot) {
+        doomed = it->second;
+        slots_.erase(it);
+      }
+    }
+  }
+  cv_.notify_all();
+}
+
+void RunnerPool::unload(const ResolvedModel& model) {
+  std::shared_ptr<RunnerSlot> doomed;
+  std::lock_guard lock(mu_);
+  auto it = slots_.find(model.path.string());
+  if (it == slots_.end()) return;
+  it->second->keep_alive = {false, std::chrono::milliseconds(0)};
+  if (it->second->active == 0) {
+    doomed = it->second;
+    slots_.erase(it);
+  }
+}
+
+void RunnerPool::evict_lru_locked() {
+  auto victim = slots_.end();
+  for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+    if (!it->second || it->second->active > 0) continue;
+    if (victim == slots_.end() || it->second->last_used < victim->second->last_used) victim = it;
+  }
+  if (victim != slots_.end()) slots_.erase(victim);
+}
+
+nlohmann::json RunnerPool::ps() {
+  std::lock_guard lock(mu_);
+  auto models = nlohmann::json::array();
+  const auto now_sys = std::chrono::system_clock::now();
+  const auto now = Clock::now();
+  for (const auto& [path, s] : slots_) {
+    if (!s || !s->process || !s->status) continue;
+    const auto& status = *s->status;
+    nlohmann::json m = {
+        {"name", s->model.name},
+        {"model", s->model.name},
+        {"size", status.value("memory", nlohmann::json::object()).value("active", 0)},
+        {"size_vram", 0},
+        {"context_length", status.value("context_length", 0)},
+        {"details",
+         {{"format", path.ends_with(".gguf") ? "gguf" : "safetensors"},
+          {"family", status.value("architecture", "")}}}};
+    if (s->keep_alive.forever) {
+      m["expires_at"] = "2318-01-01T00:00:00Z";
+    } else {
+      auto left =
+          s->active > 0 ? s->keep_alive.duration : s->last_used + s->keep_alive.duration - now;
+      auto at = std::chrono::system_clock::to_time_t(
+          now_sys + std::chrono::duration_cast<std::chrono::system_clock::duration>(left));
+      char buf[32];
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&at));
+      m["expires_at"] = buf;
+    }
+    models.push_back(std::move(m));
+  }
+  return {{"models", models}};
+}
+
+void RunnerPool::reap_loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(250));
+    std::vector<std::shared_ptr<RunnerSlot>> doomed;
+    const auto now = Clock::now();
+    for (auto it = slots_.begin(); it != slots_.end();) {
+      if (it->second && expired(*it->second, now) && it->second->process) {
+        doomed.push_back(it->second);
+        it = slots_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    lock.unlock();
+    doomed.clear();  // stops the runners without holding the lock
+    lock.lock();
+  }
+}
+
+}  // namespace heron::server

@@ -1,0 +1,285 @@
+#pragma once
+// The parsed template: expression and statement nodes, each with the line and column it
+// came from so that runtime errors can point at it. Filters and tests are resolved to
+// functions while parsing; names are interned to slots.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heron/template/ops.h"
+#include "heron/template/value.h"
+
+namespace heron::chat::jinja {
+
+struct Pos {
+  int line = 0;
+  int col = 0;
+};
+
+// Arguments as passed to filters, tests, methods and callables.
+struct CallArgs {
+  ValueList positional;
+  std::vector<std::pair<std::string, Value>> kwargs;
+};
+
+using FilterFn = Value (*)(Interpreter&, const Value& input, CallArgs& args);
+using TestFn = bool (*)(Interpreter&, const Value& input, CallArgs& args);
+
+enum class ExprKind {
+  Const,
+  Name,
+  GetAttr,
+  GetItem,
+  Slice,
+  Call,
+  Filter,
+  Test,
+  Not,
+  Neg,
+  Plus,
+  Binary,
+  And,
+  Or,
+  Concat,
+  Compare,
+  Cond,
+  List,
+  Tuple,
+  Dict
+};
+
+struct Expr {
+  explicit Expr(ExprKind k, Pos p) : kind(k), pos(p) {}
+  virtual ~Expr() = default;
+  ExprKind kind;
+  Pos pos;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct ConstExpr : Expr {
+  ConstExpr(Pos p, Value v) : Expr(ExprKind::Const, p), value(std::move(v)) {
+    // The program outlives every render, so renders can use the literal without
+    // touching its reference count.
+    borrowed = value.is_string() ? Value::borrowed(value.str()) : value;
+  }
+  Value value;
+  Value borrowed;
+};
+
+struct NameExpr : Expr {
+  NameExpr(Pos p, std::string n, int s) : Expr(ExprKind::Name, p), name(std::move(n)), slot(s) {}
+  std::string name;
+  int slot;
+};
+
+struct GetAttrExpr : Expr {
+  GetAttrExpr(Pos p, ExprPtr o, std::string a)
+      : Expr(ExprKind::GetAttr, p), obj(std::move(o)), attr(std::move(a)) {}
+  ExprPtr obj;
+  std::string attr;
+};
+
+struct GetItemExpr : Expr {
+  GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
+      : Expr(ExprKind::GetItem, p), obj(std::move(o)), key(std::move(k)) {}
+  ExprPtr obj, key;
+};
+
+struct SliceExpr : Expr {
+  SliceExpr(Pos p, ExprPtr o) : Expr(ExprKind::Slice, p), obj(std::move(o)) {}
+  ExprPtr obj, start, stop, step;  // bounds may be null
+};
+
+struct Arguments {
+  std::vector<ExprPtr> args;
+  std::vector<std::pair<std::string, ExprPtr>> kwargs;
+  ExprPtr dyn_args, dyn_kwargs;  // *args, **kwargs
+};
+
+struct CallExpr : Expr {
+  CallExpr(Pos p, ExprPtr c) : Expr(ExprKind::Call, p), callee(std::move(c)) {}
+  ExprPtr callee;
+  Arguments args;
+};
+
+// A filter (operand | name(args)) or test (operand is name(args)). A filter with a null
+// operand applies to the body of a filter block or block set.
+struct FilterExpr : Expr {
+  FilterExpr(ExprKind k, Pos p, ExprPtr o, std::string n)
+      : Expr(k, p), operand(std::move(o)), name(std::move(n)) {}
+  ExprPtr operand;
+  std::string name;
+  FilterFn filter = nullptr;  // null when unknown: an error if evaluated
+  TestFn test = nullptr;
+  Arguments args;
+};
+
+struct UnaryExpr : Expr {
+  UnaryExpr(ExprKind k, Pos p, ExprPtr o) : Expr(k, p), operand(std::move(o)) {}
+  ExprPtr operand;
+};
+
+struct BinaryExpr : Expr {
+  BinaryExpr(ExprKind k, Pos p, BinOp o, ExprPtr l, ExprPtr r)
+      : Expr(k, p), op(o), left(std::move(l)), right(std::move(r)) {}
+  BinOp op;  // for ExprKind::Binary
+  ExprPtr left, right;
+};
+
+struct ConcatExpr : Expr {
+  explicit ConcatExpr(Pos p) : Expr(ExprKind::Concat, p) {}
+  std::vector<ExprPtr> parts;
+};
+
+enum class CmpOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
+
+struct CompareExpr : Expr {
+  CompareExpr(Pos p, ExprPtr f) : Expr(ExprKind::Compare, p), first(std::move(f)) {}
+  ExprPtr first;
+  std::vector<std::pair<CmpOp, ExprPtr>> ops;
+};
+
+struct CondExpr : Expr {
+  CondExpr(Pos p, ExprPtr t, ExprPtr a, ExprPtr b)
+      : Expr(ExprKind::Cond, p), test(std::move(t)), then(std::move(a)), otherwise(std::move(b)) {}
+  ExprPtr test, then, otherwise;  // otherwise may be null (undefined)
+};
+
+struct ListExpr : Expr {  // List or Tuple
+  ListExpr(ExprKind k, Pos p) : Expr(k, p) {}
+  std::vector<ExprPtr> items;
+};
+
+struct DictExpr : Expr {
+  explicit DictExpr(Pos p) : Expr(ExprKind::Dict, p) {}
+  std::vector<std::pair<ExprPtr, ExprPtr>> items;
+};
+
+// ----------------------------------------------------------------------------- statements
+
+enum class StmtKind {
+  Text,
+  Print,
+  If,
+  For,
+  Set,
+  SetBlock,
+  Macro,
+  CallBlock,
+  FilterBlock,
+  With,
+  Break,
+  Continue,
+  Scope,
+  Unsupported
+};
+
+struct Stmt {
+  Stmt(StmtKind k, Pos p) : kind(k), pos(p) {}
+  virtual ~Stmt() = default;
+  StmtKind kind;
+  Pos pos;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+using Body = std::vector<StmtPtr>;
+
+// An assignment target: a name, a tuple of targets, or namespace.attr.
+struct Target {
+  enum class Kind { Name, Tuple, NsAttr } kind = Kind::Name;
+  Pos pos;
+  std::string name;
+  int slot = -1;
+  std::string attr;
+  std::vector<Target> items;
+};
+
+struct TextStmt : Stmt {
+  TextStmt(Pos p, std::string t) : Stmt(StmtKind::Text, p), text(std::move(t)) {}
+  std::string text;
+};
+
+struct PrintStmt : Stmt {
+  PrintStmt(Pos p, ExprPtr e) : Stmt(StmtKind::Print, p), expr(std::move(e)) {}
+  ExprPtr expr;
+};
+
+struct IfStmt : Stmt {
+  explicit IfStmt(Pos p) : Stmt(StmtKind::If, p) {}
+  std::vector<std::pair<ExprPtr, Body>> branches;
+  Body otherwise;
+};
+
+struct ForStmt : Stmt {
+  explicit ForStmt(Pos p) : Stmt(StmtKind::For, p) {}
+  Target target;
+  ExprPtr iter, filter;
+  bool recursive = false;
+  Body body, otherwise;
+};
+
+struct SetStmt : Stmt {
+  explicit SetStmt(Pos p) : Stmt(StmtKind::Set, p) {}
+  Target target;
+  ExprPtr value;
+};
+
+struct SetBlockStmt : Stmt {
+  explicit SetBlockStmt(Pos p) : Stmt(StmtKind::SetBlock, p) {}
+  Target target;
+  ExprPtr filter;  // FilterExpr chain with a null innermost operand, or null
+  Body body;
+};
+
+struct Param {
+  std::string name;
+  int slot;
+  ExprPtr default_value;  // may be null
+};
+
+struct MacroStmt : Stmt {
+  explicit MacroStmt(Pos p) : Stmt(StmtKind::Macro, p) {}
+  std::string name;
+  int slot = -1;
+  std::vector<Param> params;
+  Body body;
+};
+
+struct CallBlockStmt : Stmt {
+  explicit CallBlockStmt(Pos p) : Stmt(StmtKind::CallBlock, p) {}
+  std::vector<Param> params;
+  ExprPtr call;  // a CallExpr
+  Body body;
+};
+
+struct FilterBlockStmt : Stmt {
+  explicit FilterBlockStmt(Pos p) : Stmt(StmtKind::FilterBlock, p) {}
+  ExprPtr filter;  // FilterExpr chain with a null innermost operand
+  Body body;
+};
+
+struct WithStmt : Stmt {
+  explicit WithStmt(Pos p) : Stmt(StmtKind::With, p) {}
+  std::vector<std::pair<Target, ExprPtr>> assigns;
+  Body body;
+};
+
+// A body run in its own scope: the `generation` tag, `block`.
+struct ScopeStmt : Stmt {
+  explicit ScopeStmt(Pos p) : Stmt(StmtKind::Scope, p) {}
+  Body body;
+};
+
+// include / import / extends: templates cannot load other templates here.
+struct UnsupportedStmt : Stmt {
+  UnsupportedStmt(Pos p, std::string m) : Stmt(StmtKind::Unsupported, p), message(std::move(m)) {}
+  std::string message;
+};
+
+// A parsed template: its body and the names it refers to (slot -> name).
+struct Program {
+  Body body;
+  std::vector<std::string> names;
+};
+
+}  // namespace heron::chat::jinja

@@ -1,0 +1,355 @@
+// Statement execution: output, if/for/set/macro/call/filter/with blocks, scopes, loops,
+// macro calls and the render limits.
+#include "heron/template/interpreter.h"
+
+#include "heron/core/error.h"
+#include "heron/template/builtins.h"
+#include "heron/template/failure.h"
+#include "heron/template/objects.h"
+#include "heron/template/ops.h"
+
+namespace heron::chat::jinja {
+
+void rethrow_at(const Failure& f, Pos pos) {
+  std::string where = "chat template error at line " + std::to_string(pos.line) + ", column " +
+                      std::to_string(pos.col) + ": ";
+  // raise_exception's message is the template author's own words: pass it unchanged.
+  if (f.type == "TemplateError") throw Error(where + f.message);
+  throw Error(where + f.type + ": " + f.message);
+}
+
+Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
+                         const RenderSettings& settings)
+    : program_(program), top_(std::move(globals)), settings_(settings) {
+  for (size_t i = 0; i < program.names.size(); ++i) {
+    const auto& name = program.names[i];
+    int* slot = name == "loop"      ? &loop_slot_
+                : name == "caller"  ? &caller_slot_
+                : name == "varargs" ? &varargs_slot_
+                : name == "kwargs"  ? &kwargs_slot_
+                                    : nullptr;
+    if (slot) *slot = static_cast<int>(i);
+  }
+}
+
+std::string Interpreter::render() {
+  struct BuildLimit {  // scoped to this render on this thread
+    size_t saved = max_build_bytes;
+    explicit BuildLimit(size_t limit) { max_build_bytes = limit; }
+    ~BuildLimit() { max_build_bytes = saved; }
+  } limit(settings_.limits.max_output_bytes);
+  std::string out;
+  exec(program_.body, out);
+  return out;
+}
+
+void Interpreter::check_size(size_t bytes) const {
+  if (bytes > settings_.limits.max_output_bytes) {
+    fail("OutputLimit", "the rendered text exceeds the limit of " +
+                            std::to_string(settings_.limits.max_output_bytes) + " bytes");
+  }
+}
+
+void Interpreter::count_steps(uint64_t n) {
+  steps_ += n;
+  if (steps_ > settings_.limits.max_steps) {
+    fail("StepLimit", "the template ran more than " + std::to_string(settings_.limits.max_steps) +
+                          " loop iterations and macro calls");
+  }
+}
+
+// ------------------------------------------------------------------------ statements
+
+Interpreter::Flow Interpreter::exec(const Body& body, std::string& out) {
+  for (const auto& s : body) {
+    Flow flow = exec_stmt(*s, out);
+    if (flow != Flow::Normal) return flow;
+  }
+  return Flow::Normal;
+}
+
+std::string Interpreter::capture(const Body& body) {
+  std::string out;
+  auto saved = scope_;
+  scope_ = std::make_shared<Scope>(saved);
+  try {
+    exec(body, out);
+  } catch (...) {
+    scope_ = saved;
+    throw;
+  }
+  scope_ = saved;
+  return out;
+}
+
+Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
+  try {
+    switch (s.kind) {
+      case StmtKind::Text:
+        out += static_cast<const TextStmt&>(s).text;
+        check_size(out.size());
+        return Flow::Normal;
+      case StmtKind::Print:
+        append_expr(*static_cast<const PrintStmt&>(s).expr, out);
+        check_size(out.size());
+        return Flow::Normal;
+      case StmtKind::If: {
+        const auto& n = static_cast<const IfStmt&>(s);
+        for (const auto& [test, body] : n.branches) {
+          if (eval(*test).truthy()) return exec(body, out);
+        }
+        return exec(n.otherwise, out);
+      }
+      case StmtKind::For: {
+        const auto& n = static_cast<const ForStmt&>(s);
+        run_for(n, eval(*n.iter), 1, out);
+        return Flow::Normal;
+      }
+      case StmtKind::Set: {
+        const auto& n = static_cast<const SetStmt&>(s);
+        assign(n.target, eval(*n.value));
+        return Flow::Normal;
+      }
+      case StmtKind::SetBlock: {
+        const auto& n = static_cast<const SetBlockStmt&>(s);
+        Value text(capture(n.body));
+        if (n.filter) text = eval_filter(static_cast<const FilterExpr&>(*n.filter), &text);
+        assign(n.target, text);
+        return Flow::Normal;
+      }
+      case StmtKind::Macro: {
+        const auto& n = static_cast<const MacroStmt&>(s);
+        set_var(n.slot, make_macro(n.name, n.params, n.body));
+        return Flow::Normal;
+      }
+      case StmtKind::CallBlock: {
+        const auto& n = static_cast<const CallBlockStmt&>(s);
+        const auto& call = static_cast<const CallExpr&>(*n.call);
+        Value callee = eval(*call.callee);
+        CallArgs args;
+        eval_args(call.args, args);
+        args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
+        append_str(out, this->call(callee, args));
+        check_size(out.size());
+        return Flow::Normal;
+      }
+      case StmtKind::FilterBlock: {
+        const auto& n = static_cast<const FilterBlockStmt&>(s);
+        Value text(capture(n.body));
+        append_str(out, eval_filter(static_cast<const FilterExpr&>(*n.filter), &text));
+        check_size(out.size());
+        return Flow::Normal;
+      }
+      case StmtKind::With: {
+        const auto& n = static_cast<const WithStmt&>(s);
+        std::vector<Value> values;
+        for (const auto& a : n.assigns) values.push_back(eval(*a.second));
+        auto saved = scope_;
+        scope_ = std::make_shared<Scope>(saved);
+        try {
+          for (size_t i = 0; i < values.size(); ++i) assign(n.assigns[i].first, values[i]);
+          Flow flow = exec(n.body, out);
+          scope_ = saved;
+          return flow;
+        } catch (...) {
+          scope_ = saved;
+          throw;
+        }
+      }
+      case StmtKind::Break:
+        return Flow::Break;
+      case StmtKind::Continue:
+        return Flow::Continue;
+      case StmtKind::Scope:
+        out += capture(static_cast<const ScopeStmt&>(s).body);
+        check_size(out.size());
+        return Flow::Normal;
+      case StmtKind::Unsupported:
+        fail("TypeError", static_cast<const UnsupportedStmt&>(s).message);
+    }
+  } catch (const Failure& f) {
+    rethrow_at(f, s.pos);
+  }
+  return Flow::Normal;
+}
+
+Value Interpreter::make_macro(const std::string& name, const std::vector<Param>& params,
+                              const Body& body) {
+  auto macro = std::make_shared<MacroDef>();
+  macro->name = name;
+  macro->params = &params;
+  macro->body = &body;
+  macro->closure = scope_;
+  return Value(std::shared_ptr<Object>(std::move(macro)));
+}
+
+void Interpreter::set_var(int slot, Value v) {
+  if (scope_) {
+    scope_->set(slot, std::move(v));
+  } else {
+    top_[static_cast<size_t>(slot)] = std::move(v);
+  }
+}
+
+void Interpreter::assign(const Target& t, const Value& v) {
+  switch (t.kind) {
+    case Target::Kind::Name:
+      set_var(t.slot, v);
+      return;
+    case Target::Kind::NsAttr: {
+      NameExpr name(t.pos, t.name, t.slot);
+      Value ns = lookup(name);
+      auto* obj = ns.is_object() ? dynamic_cast<NamespaceObject*>(&ns.object()) : nullptr;
+      if (!obj) fail("TemplateRuntimeError", "cannot assign attribute on non-namespace object");
+      if (!t.attr.empty() && t.attr[0] == '_') {
+        fail("SecurityError",
+             "Chat templates cannot store underscore-prefixed attributes on a "
+             "namespace, but got '" +
+                 t.attr + "'. Please rename the attribute.");
+      }
+      obj->attrs.set(Value(t.attr), v);
+      return;
+    }
+    case Target::Kind::Tuple: {
+      auto items = iterate(v);
+      if (items->size() != t.items.size()) {
+        if (items->size() > t.items.size()) {
+          fail("ValueError",
+               "too many values to unpack (expected " + std::to_string(t.items.size()) + ")");
+        }
+        fail("ValueError", "not enough values to unpack (expected " +
+                               std::to_string(t.items.size()) + ", got " +
+                               std::to_string(items->size()) + ")");
+      }
+      for (size_t i = 0; i < items->size(); ++i) assign(t.items[i], (*items)[i]);
+      return;
+    }
+  }
+}
+
+void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out) {
+  std::shared_ptr<const ValueList> items = iterate(iterable);
+  auto saved = scope_;
+  auto scope = std::make_shared<Scope>(saved);
+  scope_ = scope;
+  try {
+    if (stmt.filter) {
+      ValueList kept;
+      for (const auto& item : *items) {
+        count_steps(1);
+        scope->vars.clear();
+        assign(stmt.target, item);
+        if (eval(*stmt.filter).truthy()) kept.push_back(item);
+      }
+      items = std::make_shared<const ValueList>(std::move(kept));
+    }
+    if (items->empty()) {
+      scope->vars.clear();
+      exec(stmt.otherwise, out);
+      scope_ = saved;
+      return;
+    }
+    auto loop = std::make_shared<LoopObject>();
+    loop->items = items;
+    loop->depth = depth;
+    loop->stmt = &stmt;
+    const Value loop_value{std::shared_ptr<Object>(loop)};
+    for (size_t i = 0; i < items->size(); ++i) {
+      count_steps(1);
+      loop->index0 = i;
+      // A fresh scope per iteration; the `loop` entry is kept unless the body rebound it.
+      if (loop_slot_ >= 0) {
+        scope->vars.resize(1);
+        if (scope->vars[0].first != loop_slot_ || scope->vars[0].second.payload() != loop.get()) {
+          scope->vars[0] = {loop_slot_, loop_value};
+        }
+      } else {
+        scope->vars.clear();
+      }
+      assign(stmt.target, (*items)[i]);
+      if (exec(stmt.body, out) == Flow::Break) break;
+    }
+  } catch (...) {
+    scope_ = saved;
+    throw;
+  }
+  scope_ = saved;
+}
+
+std::string Interpreter::run_loop(const ForStmt& stmt, const Value& iterable, int depth) {
+  if (depth > settings_.limits.max_recursion_depth) {
+    fail("RecursionError", "maximum recursion depth exceeded");
+  }
+  std::string out;
+  run_for(stmt, iterable, depth, out);
+  return out;
+}
+
+Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
+  if (depth_ >= settings_.limits.max_recursion_depth) {
+    fail("RecursionError", "maximum recursion depth exceeded (more than " +
+                               std::to_string(settings_.limits.max_recursion_depth) +
+                               " nested macro calls)");
+  }
+  count_steps(1);
+  const auto& params = *macro.params;
+  auto saved = scope_;
+  scope_ = std::make_shared<Scope>(macro.closure);
+  ++depth_;
+  std::string out;
+  try {
+    std::vector<bool> bound(params.size(), false);
+    ValueList varargs;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      if (i < params.size()) {
+        scope_->set(params[i].slot, args.positional[i]);
+        bound[i] = true;
+      } else {
+        varargs.push_back(args.positional[i]);
+      }
+    }
+    Dict kwargs;
+    for (auto& [key, value] : args.kwargs) {
+      bool matched = false;
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (params[i].name == key) {
+          if (bound[i]) {
+            type_error("macro '" + macro.name + "' got multiple values for argument '" + key + "'");
+          }
+          scope_->set(params[i].slot, value);
+          bound[i] = matched = true;
+          break;
+        }
+      }
+      if (matched) continue;
+      if (key == "caller") {
+        if (caller_slot_ >= 0) scope_->set(caller_slot_, value);
+      } else {
+        kwargs.set(Value(key), value);
+      }
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (bound[i]) continue;
+      if (params[i].default_value) {
+        scope_->set(params[i].slot, eval(*params[i].default_value));
+      } else {
+        scope_->set(params[i].slot,
+                    Value::undefined_hint("parameter '" + params[i].name + "' was not provided"));
+      }
+    }
+    if (varargs_slot_ >= 0) scope_->set(varargs_slot_, Value(std::move(varargs), ListKind::Tuple));
+    if (kwargs_slot_ >= 0) scope_->set(kwargs_slot_, Value(std::move(kwargs)));
+    exec(*macro.body, out);
+  } catch (...) {
+    --depth_;
+    scope_ = saved;
+    throw;
+  }
+  --depth_;
+  scope_ = saved;
+  return Value(std::move(out));
+}
+
+// ------------------------------------------------------------------------ expressions
+
+}  // namespace heron::chat::jinja

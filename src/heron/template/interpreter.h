@@ -1,0 +1,106 @@
+#pragma once
+// Walks a parsed Program and renders it. Scoping follows what jinja2 compiles to: a `for`
+// body starts every iteration from a fresh scope (sets inside a loop never leak out, and
+// are gone at the next iteration), `if` shares its scope, macros close over the scope they
+// were defined in, top-level sets overwrite context variables. Limits on loop steps,
+// recursion depth and string sizes keep hostile templates bounded.
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heron/template/ast.h"
+
+namespace heron::chat::jinja {
+
+struct Limits {
+  size_t max_output_bytes = size_t{64} << 20;  // also bounds every string built
+  uint64_t max_steps = 2'000'000;              // loop iterations plus macro calls
+  int max_recursion_depth = 200;               // nested macro calls and recursive loops
+};
+
+struct RenderSettings {
+  Limits limits;
+  std::optional<std::tm> now;  // what strftime_now() sees; the local time when unset
+};
+
+// Variables of one scope (a loop iteration, a macro call, a with block).
+struct Scope {
+  explicit Scope(std::shared_ptr<Scope> p) : parent(std::move(p)) {}
+  std::shared_ptr<Scope> parent;  // null: the template's top level
+  std::vector<std::pair<int, Value>> vars;
+  Value* find(int slot) {
+    for (auto& [s, v] : vars) {
+      if (s == slot) return &v;
+    }
+    return nullptr;
+  }
+  void set(int slot, Value v) {
+    if (Value* existing = find(slot)) {
+      *existing = std::move(v);
+    } else {
+      vars.emplace_back(slot, std::move(v));
+    }
+  }
+};
+
+struct MacroDef;
+struct Failure;
+
+// Rethrows a Failure as the heron::Error users see, naming the template position.
+[[noreturn]] void rethrow_at(const Failure& f, Pos pos);
+
+class Interpreter {
+ public:
+  // `globals` holds, per name slot, the context value or global (undefined when absent).
+  Interpreter(const Program& program, std::vector<Value> globals, const RenderSettings& settings);
+  std::string render();
+
+  // Services for filters, tests, methods and callables.
+  Value getattr(const Value& obj, std::string_view name);
+  Value getitem(const Value& obj, const Value& key);
+  Value call(const Value& callee, CallArgs& args);
+  Value apply_filter(std::string_view name, const Value& v, CallArgs& args);
+  bool apply_test(std::string_view name, const Value& v, CallArgs& args);
+  void check_size(size_t bytes) const;
+  void count_steps(uint64_t n);
+  const RenderSettings& settings() const { return settings_; }
+
+  Value call_macro(const MacroDef& macro, CallArgs& args);
+  std::string run_loop(const ForStmt& stmt, const Value& iterable, int depth);
+
+ private:
+  enum class Flow { Normal, Break, Continue };
+
+  Flow exec(const Body& body, std::string& out);
+  Flow exec_stmt(const Stmt& s, std::string& out);
+  Value eval(const Expr& e);
+  Value eval_inner(const Expr& e);
+  Value eval_call(const CallExpr& e);
+  // out += str(e), building `a + b + ...` and `a ~ b ~ ...` chains of strings in place.
+  void append_expr(const Expr& e, std::string& out);
+  bool add_chain(const BinaryExpr& e, std::string* text, Value& result);
+  void eval_args(const Arguments& a, CallArgs& out);
+  Value eval_filter(const FilterExpr& f, const Value* input);
+  Value eval_filter_operand(const FilterExpr& f, const Value* input);
+  bool compare(CmpOp op, const Value& a, const Value& b);
+
+  Value lookup(const NameExpr& n);
+  void assign(const Target& t, const Value& v);
+  void set_var(int slot, Value v);
+  void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);
+  std::string capture(const Body& body);
+  Value make_macro(const std::string& name, const std::vector<Param>& params, const Body& body);
+
+  const Program& program_;
+  std::vector<Value> top_;  // top-level variables by slot
+  const RenderSettings& settings_;
+  std::shared_ptr<Scope> scope_;  // null at the top level
+  // Slots of the names the engine itself binds (-1 when the template never uses them).
+  int loop_slot_ = -1, caller_slot_ = -1, varargs_slot_ = -1, kwargs_slot_ = -1;
+  uint64_t steps_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace heron::chat::jinja

@@ -1,0 +1,100 @@
+// Request parsing shared by the runner and the server: keep_alive durations, typed
+// JSON fields, Ollama options (names in errors, round trip to the runner).
+#include <gtest/gtest.h>
+
+#include "heron/api/generation_params.h"
+#include "heron/http/http_error.h"
+#include "heron/http/json_fields.h"
+#include "heron/server/keep_alive.h"
+
+using heron::http::HttpError;
+using heron::server::parse_keep_alive;
+using json = nlohmann::json;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const HttpError& e) {
+    EXPECT_EQ(e.status(), 400);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(KeepAlive, DurationsNumbersAndForever) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(parse_keep_alive(std::string("5m"), "k").duration, milliseconds(300000));
+  EXPECT_EQ(parse_keep_alive(std::string("1h30m"), "k").duration, milliseconds(5400000));
+  EXPECT_EQ(parse_keep_alive(std::string("300ms"), "k").duration, milliseconds(300));
+  EXPECT_EQ(parse_keep_alive(std::string("90"), "k").duration, milliseconds(90000));
+  EXPECT_EQ(parse_keep_alive(json(2.5), "k").duration, milliseconds(2500));
+  EXPECT_EQ(parse_keep_alive(json(0), "k").duration, milliseconds(0));
+  EXPECT_TRUE(parse_keep_alive(json(-1), "k").forever);
+  EXPECT_TRUE(parse_keep_alive(std::string("-1m"), "k").forever);
+  EXPECT_FALSE(parse_keep_alive(std::string("0"), "k").forever);
+}
+
+TEST(KeepAlive, RejectsGarbageNamingTheField) {
+  EXPECT_NE(
+      error_of([] { parse_keep_alive(std::string("soon"), "keep_alive"); }).find("keep_alive"),
+      std::string::npos);
+  EXPECT_NE(error_of([] { parse_keep_alive(std::string("5x"), "k"); }), "(no error)");
+  EXPECT_NE(error_of([] { parse_keep_alive(std::string(""), "k"); }), "(no error)");
+  EXPECT_NE(error_of([] { parse_keep_alive(json::array(), "k"); }), "(no error)");
+}
+
+TEST(JsonFields, TypesAndRanges) {
+  auto body = json::parse(R"({"a": 5, "b": 5.0, "c": 5.5, "d": "x", "e": null, "f": true})");
+  EXPECT_EQ(heron::http::get_int(body, "a", "a", 0, 10), 5);
+  EXPECT_EQ(heron::http::get_int(body, "b", "b", 0, 10), 5);
+  EXPECT_EQ(heron::http::get_int(body, "e", "e", 0, 10), std::nullopt);  // null is absent
+  EXPECT_EQ(error_of([&] { heron::http::get_int(body, "c", "opts.c", 0, 10); }),
+            "opts.c must be an integer, got number");
+  EXPECT_EQ(error_of([&] { heron::http::get_int(body, "a", "a", 0, 4); }),
+            "a must be between 0 and 4, got 5");
+  EXPECT_EQ(error_of([&] { heron::http::get_number(body, "d", "d", 0, 1); }),
+            "d must be a number, got string");
+  EXPECT_EQ(error_of([&] { heron::http::get_bool(body, "a", "a"); }),
+            "a must be a boolean, got number");
+  EXPECT_NE(error_of([] { heron::http::parse_body("{oops"); }).find("invalid JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { heron::http::parse_body("[1]"); }).find("JSON object"),
+            std::string::npos);
+}
+
+TEST(GenerationParams, OllamaOptionsRoundTrip) {
+  heron::api::GenerationParams p;
+  heron::api::read_ollama_options(json::parse(R"({"temperature": 0.5, "top_k": 7, "top_p": 0.8,
+      "min_p": 0.1, "repeat_penalty": 1.2, "repeat_last_n": -1, "presence_penalty": 0.3,
+      "frequency_penalty": 0.4, "seed": 9, "num_predict": 12, "num_ctx": 99, "stop": "x",
+      "unknown_option": 1})"),
+                                  "options.", p);
+  heron::api::GenerationParams q;
+  heron::api::read_ollama_options(heron::api::to_ollama_options(p), "", q);
+  EXPECT_EQ(q.sampling.temperature, 0.5f);
+  EXPECT_EQ(q.sampling.top_k, 7);
+  EXPECT_EQ(q.sampling.min_p, 0.1f);
+  EXPECT_EQ(q.sampling.repeat_last_n, -1);
+  EXPECT_EQ(q.sampling.frequency_penalty, 0.4f);
+  EXPECT_EQ(q.sampling.seed, 9u);
+  EXPECT_EQ(q.num_predict, 12);
+  EXPECT_EQ(q.num_ctx, 99);
+  EXPECT_EQ(q.stop, std::vector<std::string>{"x"});
+}
+
+TEST(GenerationParams, BadOptionsNameTheField) {
+  heron::api::GenerationParams p;
+  auto read = [&](const char* text) {
+    return error_of([&] { heron::api::read_ollama_options(json::parse(text), "options.", p); });
+  };
+  EXPECT_EQ(read(R"({"top_k": -1})"), "options.top_k must be between 0 and 1073741824, got -1");
+  EXPECT_EQ(read(R"({"temperature": "hot"})"), "options.temperature must be a number, got string");
+  EXPECT_NE(read(R"({"num_ctx": 1000000000000})").find("options.num_ctx must be between 1 and"),
+            std::string::npos);
+  EXPECT_NE(read(R"({"top_p": 0})").find("options.top_p"), std::string::npos);
+  EXPECT_NE(read(R"({"stop": [1]})").find("options.stop"), std::string::npos);
+}
