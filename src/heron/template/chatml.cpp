@@ -11,8 +11,9 @@ constexpr std::string_view kEnd = "<|im_end|>";
 
 ChatMLTemplate ChatMLTemplate::parse(const std::string& source) {
   if (source.find(kStart) == std::string::npos || source.find(kEnd) == std::string::npos) {
-    throw Error("this model's chat template is not ChatML, and only ChatML is supported so far; "
-                "pass --raw and format the prompt yourself");
+    throw Error(
+        "this model's chat template is not ChatML, and only ChatML is supported so far; "
+        "pass --raw and format the prompt yourself");
   }
   ChatMLTemplate t;
   // A literal system turn inside the template is its default system prompt.

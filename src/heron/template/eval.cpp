@@ -24,10 +24,20 @@ bool dunder(std::string_view name) {
 }  // namespace
 
 Value Interpreter::lookup(const NameExpr& n) {
+  return lookup_ref(n.slot);
+}
+
+const Value& Interpreter::lookup_ref(int slot) {
   for (Scope* s = scope_.get(); s; s = s->parent.get()) {
-    if (Value* v = s->find(n.slot)) return *v;
+    if (Value* v = s->find(slot)) return *v;
   }
-  return top_[static_cast<size_t>(n.slot)];
+  return top_[static_cast<size_t>(slot)];
+}
+
+// The object of obj.attr / obj[key]: a plain name is read in place (the hot case).
+Value Interpreter::eval_object(const Expr& e) {
+  if (e.kind == ExprKind::Name) return lookup_ref(static_cast<const NameExpr&>(e).slot);
+  return eval(e);
 }
 
 Value Interpreter::getattr(const Value& obj, std::string_view name) {
@@ -247,11 +257,11 @@ Value Interpreter::eval_inner(const Expr& e) {
       return lookup(static_cast<const NameExpr&>(e));
     case ExprKind::GetAttr: {
       const auto& g = static_cast<const GetAttrExpr&>(e);
-      return getattr(eval(*g.obj), g.attr);
+      return getattr(eval_object(*g.obj), g.attr);
     }
     case ExprKind::GetItem: {
       const auto& g = static_cast<const GetItemExpr&>(e);
-      Value obj = eval(*g.obj);
+      Value obj = eval_object(*g.obj);
       if (obj.is_dict() && g.key->kind == ExprKind::Const) {  // message['role']
         const Value& key = static_cast<const ConstExpr&>(*g.key).value;
         if (key.is_string()) {
@@ -323,6 +333,14 @@ Value Interpreter::eval_inner(const Expr& e) {
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
       Value left = eval(*c.first);
+      if (c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
+          (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne)) {
+        // x == 'literal': no evaluation of the literal, a direct string comparison.
+        const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
+        const bool same =
+            left.is_string() && right.is_string() ? left.str() == right.str() : equals(left, right);
+        return Value(same == (c.ops[0].first == CmpOp::Eq));
+      }
       for (const auto& [op, expr] : c.ops) {
         Value right = eval(*expr);
         if (!compare(op, left, right)) return Value(false);

@@ -87,6 +87,8 @@ class Interpreter {
   bool compare(CmpOp op, const Value& a, const Value& b);
 
   Value lookup(const NameExpr& n);
+  const Value& lookup_ref(int slot);
+  Value eval_object(const Expr& e);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);

@@ -57,7 +57,7 @@ struct JsonReader {
     const auto& object =
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
-      if (k.size() == key.size() && k == key) {
+      if (k.size() == key.size() && (key.empty() || k[0] == key[0]) && k == key) {
         out = convert(access, v);
         return true;
       }

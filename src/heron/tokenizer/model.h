@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,36 @@ struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-// Token -> id, searchable by string_view.
-using Vocab = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
+
+// Token -> id, searchable by string_view. A flat open-addressing table over one array of
+// entries: vocabularies have up to a few hundred thousand short keys, and a node per key
+// (std::unordered_map) made loading and lookups cache-miss bound.
+class Vocab {
+ public:
+  using Entry = std::pair<std::string, int32_t>;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  void reserve(size_t n);
+  const_iterator find(std::string_view key) const;
+  // Like std::unordered_map: emplace keeps an existing key's id, insert_or_assign replaces it.
+  void emplace(std::string key, int32_t id);
+  void insert_or_assign(std::string key, int32_t id);
+
+ private:
+  struct Slot {
+    uint32_t index = 0;  // entry index + 1; 0 = empty
+    uint32_t tag = 0;    // high hash bits, to skip most string compares
+  };
+  // The slot holding `key`, or the empty slot where it would go.
+  size_t probe(std::string_view key, size_t hash) const;
+  void rehash(size_t slots);
+
+  std::vector<Entry> entries_;
+  std::vector<Slot> slots_;
+};
 
 class Model {
  public:
