@@ -51,7 +51,9 @@ Value f_title(Interpreter&, const Value& v, CallArgs& a) {
 
 Value f_trim(Interpreter&, const Value& v, CallArgs& a) {
   ArgReader r("trim", a, {"chars"});
-  return Value(py::strip(to_str(v), opt_str(r.get(0)), py::Side::Both));
+  if (!v.is_string()) return Value(py::strip(to_str(v), opt_str(r.get(0)), py::Side::Both));
+  auto kept = py::strip_view(v.str(), opt_str(r.get(0)), py::Side::Both);
+  return kept.size() == v.str().size() ? v : Value(kept);  // unchanged: no copy
 }
 
 Value f_replace(Interpreter&, const Value& v, CallArgs& a) {

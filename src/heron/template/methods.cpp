@@ -108,7 +108,7 @@ Value call_str(Interpreter& in, const std::string& s, std::string_view name, Cal
     const auto side = name == "strip"    ? py::Side::Both
                       : name == "lstrip" ? py::Side::Left
                                          : py::Side::Right;
-    return Value(py::strip(s, opt_chars(r.get(0), "strip"), side));
+    return Value(py::strip_view(s, opt_chars(r.get(0), "strip"), side));
   }
   if (name == "split" || name == "rsplit") {
     ArgReader r("split", a, {"sep", "maxsplit"});

@@ -336,21 +336,55 @@ bool isspace(std::string_view s) {
   return true;
 }
 
-std::string strip(std::string_view s, const std::optional<std::string>& chars, Side side) {
-  auto cps = decode(s);
+namespace {
+
+// The code point whose UTF-8 encoding is s[begin, end).
+char32_t code_point(std::string_view s, size_t begin, size_t end) {
+  if (end - begin == 1) return static_cast<unsigned char>(s[begin]);
+  return decode(s.substr(begin, end - begin))[0];
+}
+
+size_t next_cp(std::string_view s, size_t i) {
+  ++i;
+  while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+  return i;
+}
+
+size_t prev_cp(std::string_view s, size_t i) {
+  --i;
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+}  // namespace
+
+std::string_view strip_view(std::string_view s, const std::optional<std::string>& chars,
+                            Side side) {
   std::u32string set;
   if (chars) set = decode(*chars);
   auto strippable = [&](char32_t c) {
     return chars ? set.find(c) != std::u32string::npos : isspace(c);
   };
-  size_t begin = 0, end = cps.size();
+  size_t begin = 0, end = s.size();
   if (side != Side::Right) {
-    while (begin < end && strippable(cps[begin])) ++begin;
+    while (begin < end) {
+      const size_t next = next_cp(s, begin);
+      if (!strippable(code_point(s, begin, next))) break;
+      begin = next;
+    }
   }
   if (side != Side::Left) {
-    while (end > begin && strippable(cps[end - 1])) --end;
+    while (end > begin) {
+      const size_t prev = prev_cp(s, end);
+      if (!strippable(code_point(s, prev, end))) break;
+      end = prev;
+    }
   }
-  return encode(std::u32string_view(cps).substr(begin, end - begin));
+  return s.substr(begin, end - begin);
+}
+
+std::string strip(std::string_view s, const std::optional<std::string>& chars, Side side) {
+  return std::string(strip_view(s, chars, side));
 }
 
 std::vector<std::string> split(std::string_view s, const std::optional<std::string>& sep,

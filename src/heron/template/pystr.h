@@ -39,6 +39,7 @@ bool isspace(std::string_view s);
 enum class Side { Both, Left, Right };
 // str.strip([chars]); chars == nullopt strips whitespace.
 std::string strip(std::string_view s, const std::optional<std::string>& chars, Side side);
+std::string_view strip_view(std::string_view s, const std::optional<std::string>& chars, Side side);
 // str.split(sep=None, maxsplit=-1) and rsplit.
 std::vector<std::string> split(std::string_view s, const std::optional<std::string>& sep,
                                long maxsplit);

@@ -15,6 +15,15 @@ namespace {
 using jinja::JsonAccess;
 using jinja::Value;
 
+// Keys are short ("role", "content"): compare inline rather than through memcmp.
+inline bool same_key(const std::string& a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Context JSON is read in place: strings are borrowed, objects become Dicts that look
 // keys up in the JSON (kept in a per-render pool), arrays become lists of those.
 template <class Json>
@@ -57,7 +66,7 @@ struct JsonReader {
     const auto& object =
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
-      if (k.size() == key.size() && (key.empty() || k[0] == key[0]) && k == key) {
+      if (same_key(k, key)) {
         out = convert(access, v);
         return true;
       }
