@@ -3,36 +3,18 @@
 // (9 query heads, 3 kv heads, head_dim 64), decode and causal prefill, with
 // keys/values read from a preallocated cache buffer as the KV cache does.
 // Usage: attention_bench [--scalar] [--no-mlx]
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 
 #include <mlx/mlx.h>
 
 #include "heron/kernels/attention.h"
 #include "heron/kernels/sdpa_cpu.h"
+#include "timing.h"
 
 namespace mx = mlx::core;
 
-namespace {
-
-// Seconds per call: repeat until about 0.3 s have passed (at least once).
-double time_per_call(const std::function<mx::array()>& f) {
-  mx::eval(f());  // warm up
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  int calls = 0;
-  double elapsed = 0.0;
-  do {
-    mx::eval(f());
-    ++calls;
-    elapsed = std::chrono::duration<double>(clock::now() - start).count();
-  } while (elapsed < 0.3);
-  return elapsed / calls;
-}
-
-}  // namespace
+using heron::bench::time_per_call;
 
 int main(int argc, char** argv) {
   bool with_mlx = true;

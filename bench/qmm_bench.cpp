@@ -1,44 +1,19 @@
 // GMAC/s of heron::kernels::quantized_matmul vs mx::quantized_matmul on the
 // SmolLM2-135M layer shapes, for decode (M=1) and prefill (M=512).
 // Usage: qmm_bench [--scalar] [--no-mlx]
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <vector>
 
 #include <mlx/mlx.h>
 
 #include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/quantized_matmul.h"
+#include "timing.h"
 
 namespace mx = mlx::core;
 
-namespace {
-
-// Seconds per call: repeat until about 0.3 s have passed (at least once).
-// `batch` independent calls share one mx::eval, so that for small shapes the
-// eval round trip does not hide the kernel.
-double time_per_call(const std::function<mx::array()>& f, int batch) {
-  auto run = [&] {
-    std::vector<mx::array> outs;
-    for (int i = 0; i < batch; ++i) outs.push_back(f());
-    mx::eval(outs);
-  };
-  run();  // warm up
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  int calls = 0;
-  double elapsed = 0.0;
-  do {
-    run();
-    calls += batch;
-    elapsed = std::chrono::duration<double>(clock::now() - start).count();
-  } while (elapsed < 0.3);
-  return elapsed / calls;
-}
-
-}  // namespace
+using heron::bench::time_per_call;
 
 int main(int argc, char** argv) {
   bool with_mlx = true;

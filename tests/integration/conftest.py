@@ -1,3 +1,4 @@
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -81,12 +82,12 @@ class Serve:
         return self.log_path.read_text(errors="replace")
 
 
-@pytest.fixture(scope="session")
-def serve(heron_bin, tmp_path_factory):
-    """One `heron serve` on a free port for the whole session; stopped (with its runners) at the end."""
+@contextlib.contextmanager
+def start_serve(heron_bin, tmp_dir, **env_vars):
+    """A `heron serve` on a free port, with extra environment; stopped (with its runners) at exit."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m")
+    log_path = Path(tmp_dir) / "serve.log"
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m", **env_vars)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
@@ -100,16 +101,25 @@ def serve(heron_bin, tmp_path_factory):
                 proc.kill()
                 pytest.fail("heron serve did not start:\n" + log_path.read_text(errors="replace"))
             time.sleep(0.1)
-    yield Serve(proc, url, log_path)
-    runners = _children(proc.pid)
-    proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    for pid in runners:  # they die with the server (PR_SET_PDEATHSIG); make sure
+        yield Serve(proc, url, log_path)
+    finally:
+        runners = _children(proc.pid)
+        proc.send_signal(signal.SIGTERM)
         try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for pid in runners:  # they die with the server (PR_SET_PDEATHSIG); make sure
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture(scope="session")
+def serve(heron_bin, tmp_path_factory):
+    """One `heron serve` for the whole session."""
+    with start_serve(heron_bin, tmp_path_factory.mktemp("serve")) as s:
+        yield s

@@ -2,12 +2,14 @@
 import concurrent.futures
 import os
 import signal
+import subprocess
 import time
 
 import httpx
 import ollama
 import openai
 import pytest
+from conftest import start_serve
 
 STORY = "Write a long story about a dragon."
 
@@ -35,6 +37,22 @@ def test_client_disconnect_frees_the_runner(serve, client):
         lines = r.iter_lines()
         for _ in range(3):
             next(lines)
+    # Were the first request still running, this one would wait for ~2000 tokens.
+    start = time.time()
+    r = client.generate(model="default", prompt="Say hi.", options={"num_predict": 3})
+    assert r.done and time.time() - start < 15
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/api/generate", {"model": "default", "prompt": STORY, "stream": False,
+                       "options": {"temperature": 0, "num_predict": 2000}}),
+    ("/v1/chat/completions", {"model": "default", "max_tokens": 2000, "temperature": 0,
+                              "messages": [{"role": "user", "content": STORY}]}),
+])
+def test_non_streaming_client_that_leaves_frees_the_runner(serve, client, path, body):
+    client.generate(model="default", prompt="hi", options={"num_predict": 1})  # loaded
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(serve.url + path, json=body, timeout=1.5)  # gives up mid-generation
     # Were the first request still running, this one would wait for ~2000 tokens.
     start = time.time()
     r = client.generate(model="default", prompt="Say hi.", options={"num_predict": 3})
@@ -110,3 +128,29 @@ def test_concurrent_requests_queue_and_all_finish(serve, tiny_llama):
         results = list(pool.map(one, range(6)))
     assert all(r["done"] and r["eval_count"] == 30 for r in results)
     assert len({r["response"] for r in results}) == 1  # greedy: the same answer every time
+
+
+def test_memory_limit_unloads_the_idle_model_first(heron_bin, tmp_path, tiny_llama, default_model):
+    tiny = str(tiny_llama.resolve())
+    # Room for the default model alone: loading it must unload the idle tiny model.
+    limit = default_model.resolve().stat().st_size + 1
+    with start_serve(heron_bin, tmp_path, HERON_MAX_MEMORY=str(limit)) as s:
+        c = ollama.Client(host=s.url, timeout=120)
+        c.generate(model=tiny, prompt="hi", options={"num_predict": 1})
+        assert {m.model for m in c.ps().models} == {tiny}
+        c.generate(model="default", prompt="hi", options={"num_predict": 1})
+        assert {m.model for m in c.ps().models} == {"default:latest"}
+
+
+def test_model_larger_than_the_memory_limit_is_refused(heron_bin, tmp_path):
+    with start_serve(heron_bin, tmp_path, HERON_MAX_MEMORY="1MiB") as s:
+        c = ollama.Client(host=s.url, timeout=120)
+        with pytest.raises(ollama.ResponseError) as e:
+            c.generate(model="default", prompt="hi")
+        assert e.value.status_code == 500 and "HERON_MAX_MEMORY" in str(e.value)
+
+
+def test_bad_memory_limit_stops_serve(heron_bin):
+    r = subprocess.run([str(heron_bin), "serve"], capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, HERON_MAX_MEMORY="lots"))
+    assert r.returncode == 2 and "HERON_MAX_MEMORY" in r.stderr

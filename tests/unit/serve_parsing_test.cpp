@@ -6,6 +6,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/server/keep_alive.h"
+#include "heron/server/model_footprint.h"
 
 using heron::http::HttpError;
 using heron::server::parse_keep_alive;
@@ -97,4 +98,20 @@ TEST(GenerationParams, BadOptionsNameTheField) {
             std::string::npos);
   EXPECT_NE(read(R"({"top_p": 0})").find("options.top_p"), std::string::npos);
   EXPECT_NE(read(R"({"stop": [1]})").find("options.stop"), std::string::npos);
+}
+
+TEST(ByteSize, UnitsAndErrors) {
+  using heron::server::parse_byte_size;
+  EXPECT_EQ(parse_byte_size("1000", "m"), 1000u);
+  EXPECT_EQ(parse_byte_size("512MiB", "m"), 512ull << 20);
+  EXPECT_EQ(parse_byte_size("1.5g", "m"), 3ull << 29);
+  EXPECT_EQ(parse_byte_size("2TB", "m"), 2ull << 40);
+  for (const char* bad : {"", "lots", "12XB", "-1G", "0", "nan", "1e300G"}) {
+    try {
+      parse_byte_size(bad, "$HERON_MAX_MEMORY");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const heron::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("$HERON_MAX_MEMORY"), std::string::npos) << e.what();
+    }
+  }
 }

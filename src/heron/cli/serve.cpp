@@ -14,6 +14,7 @@
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
+#include "heron/server/model_footprint.h"
 #include "heron/server/ollama_api.h"
 #include "heron/server/openai_api.h"
 
@@ -58,6 +59,19 @@ size_t env_size(const char* name, size_t fallback) {
   }
 }
 
+// HERON_MAX_MEMORY, or 90% of physical memory: room for the OS and the server itself.
+uint64_t max_model_memory() {
+  if (const char* v = std::getenv("HERON_MAX_MEMORY"); v && *v) {
+    try {
+      return server::parse_byte_size(v, "$HERON_MAX_MEMORY");
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
+  const auto pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page / 10 * 9 : 0;
+}
+
 }  // namespace
 
 int run_serve(const std::vector<std::string>& argv) {
@@ -65,7 +79,8 @@ int run_serve(const std::vector<std::string>& argv) {
   if (args.has("help")) {
     std::cout << Args::usage("serve", kFlags)
               << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_KEEP_ALIVE (5m),\n"
-                 "HERON_MAX_LOADED_MODELS (3), HERON_LOAD_TIMEOUT seconds (300)\n";
+                 "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
+                 "HERON_LOAD_TIMEOUT seconds (300)\n";
     return 0;
   }
   if (!args.positional().empty()) {
@@ -90,7 +105,7 @@ int run_serve(const std::vector<std::string>& argv) {
 
   server::PathResolver resolver;
   server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
-                           env_size("HERON_MAX_LOADED_MODELS", 3),
+                           env_size("HERON_MAX_LOADED_MODELS", 3), max_model_memory(),
                            std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300))});
   server::ServerContext ctx{pool, resolver, keep_alive};
   httplib::Server http_server;

@@ -50,11 +50,18 @@ std::optional<nlohmann::json> CompletionCall::next(std::chrono::milliseconds tim
   return std::move(line->value);
 }
 
-Collected collect(CompletionCall& call) {
+Collected collect(CompletionCall& call, const http::ClientWatch& client) {
   Collected out;
   for (;;) {
-    auto line = call.next(std::chrono::seconds(1));
-    if (!line) continue;
+    auto line = call.next(std::chrono::milliseconds(50));
+    if (!line) {
+      if (client.gone()) {
+        call.abort();  // closing the runner connection cancels the work there
+        out.client_gone = true;
+        return out;
+      }
+      continue;
+    }
     out.content += line->value("content", "");
     if (line->contains("logprobs")) {
       for (auto& lp : (*line)["logprobs"]) out.logprobs.push_back(std::move(lp));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heron/api/generation_params.h"
+#include "heron/http/client_watch.h"
 #include "heron/server/runner_pool.h"
 #include "heron/server/runner_stream.h"
 
@@ -39,10 +40,11 @@ class CompletionCall {
 
 // The whole completion, for stream=false.
 struct Collected {
+  bool client_gone = false;  // the client left first: the work was cancelled, send nothing
   std::string content;
   nlohmann::json logprobs = nlohmann::json::array();
   nlohmann::json final_line;
 };
-Collected collect(CompletionCall& call);
+Collected collect(CompletionCall& call, const http::ClientWatch& client);
 
 }  // namespace heron::server

@@ -64,11 +64,12 @@ void load_or_unload(httplib::Response& res, ServerContext& ctx, const OllamaRequ
   http::send_json(res, j);
 }
 
-void respond(httplib::Response& res, std::shared_ptr<CompletionCall> call, const OllamaRequest& r,
-             Kind kind) {
+void respond(const httplib::Request& req, httplib::Response& res,
+             std::shared_ptr<CompletionCall> call, const OllamaRequest& r, Kind kind) {
   const std::string model = r.model.name;
   if (!r.stream) {
-    auto all = collect(*call);
+    auto all = collect(*call, http::ClientWatch(req));
+    if (all.client_gone) return;
     json j = body_for(kind, model, all.content);
     add_stats(j, all.final_line, *call);
     if (r.params.logprobs.enabled) j["logprobs"] = client_logprobs(all.logprobs);
@@ -131,7 +132,7 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
     messages.push_back({"user", prompt});
     text = render_chat(lease->status().value("chat_template", ""), messages);
   }
-  respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Generate);
 }
 
@@ -146,7 +147,7 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   if (messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   auto text = render_chat(lease->status().value("chat_template", ""), messages);
-  respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Chat);
 }
 

@@ -108,12 +108,13 @@ struct Shape {
   }
 };
 
-void respond(httplib::Response& res, std::shared_ptr<CompletionCall> call, const OpenAIRequest& r,
-             bool chat) {
+void respond(const httplib::Request& req, httplib::Response& res,
+             std::shared_ptr<CompletionCall> call, const OpenAIRequest& r, bool chat) {
   Shape shape{chat, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_seconds_now(), r.model.name};
   const bool logprobs = r.params.logprobs.enabled;
   if (!r.stream) {
-    auto all = collect(*call);
+    auto all = collect(*call, http::ClientWatch(req));
+    if (all.client_gone) return;
     json j = shape.head();
     json choice = {{"index", 0}, {"finish_reason", finish_reason(all.final_line)}};
     if (chat) {
@@ -221,7 +222,8 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   auto text = render_chat(lease->status().value("chat_template", ""), msgs);
-  respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r, true);
+  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+          true);
 }
 
 void completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
@@ -233,8 +235,9 @@ void completions(const httplib::Request& req, httplib::Response& res, ServerCont
   }
   auto r = parse_openai_request(body, ctx, /*legacy=*/true);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
-  respond(res, std::make_shared<CompletionCall>(std::move(lease), prompts->front(), r.params, t0),
-          r, false);
+  respond(req, res,
+          std::make_shared<CompletionCall>(std::move(lease), prompts->front(), r.params, t0), r,
+          false);
 }
 
 json model_json(const ResolvedModel& m) {

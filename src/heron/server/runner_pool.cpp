@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include "heron/http/http_error.h"
+#include "heron/server/model_footprint.h"
 
 namespace heron::server {
 
@@ -51,16 +52,21 @@ RunnerPool::~RunnerPool() {
 }
 
 std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive keep_alive) {
+  const std::string key = model.path.string();
   std::shared_ptr<RunnerSlot> slot;
   {
-    std::lock_guard lock(mu_);
-    auto& s = slots_[model.path.string()];
-    if (!s) {
-      if (slots_.size() > config_.max_loaded) evict_lru_locked();
-      s = std::make_shared<RunnerSlot>();
-      s->model = model;
+    std::unique_lock lock(mu_);
+    if (!slots_.count(key)) {
+      const uint64_t bytes = estimate_model_bytes(model.path);
+      make_room_locked(lock, model, bytes);
+      auto& s = slots_[key];  // another request may have started it while we waited
+      if (!s) {
+        s = std::make_shared<RunnerSlot>();
+        s->model = model;
+        s->bytes = bytes;
+      }
     }
-    slot = s;
+    slot = slots_[key];
     ++slot->active;
   }
   double load_seconds = 0;
@@ -76,15 +82,19 @@ std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive
       auto process = std::make_shared<RunnerProcess>(config_.exe, model.path, config_.load_timeout);
       auto status = std::make_shared<const nlohmann::json>(fetch_status(*process));
       load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      const uint64_t reported =
+          status->value("memory", nlohmann::json::object()).value("active", uint64_t{0});
       std::lock_guard lock(mu_);
+      slot->bytes = std::max(slot->bytes, reported);
       slot->process = std::move(process);
       slot->status = std::move(status);
     }
   } catch (...) {
     std::lock_guard lock(mu_);
     --slot->active;
-    auto it = slots_.find(model.path.string());
+    auto it = slots_.find(key);
     if (it != slots_.end() && it->second == slot && slot->active == 0) slots_.erase(it);
+    cv_.notify_all();
     throw;
   }
   return std::make_unique<Lease>(*this, slot, keep_alive, load_seconds);
@@ -120,13 +130,39 @@ void RunnerPool::unload(const ResolvedModel& model) {
   }
 }
 
-void RunnerPool::evict_lru_locked() {
+void RunnerPool::make_room_locked(std::unique_lock<std::mutex>& lock, const ResolvedModel& model,
+                                  uint64_t bytes) {
+  const uint64_t limit = config_.max_memory;
+  if (limit && bytes > limit) {
+    throw http::HttpError(500, "model '" + model.name + "' needs about " + format_bytes(bytes) +
+                                   " of memory but at most " + format_bytes(limit) +
+                                   " may be used (HERON_MAX_MEMORY)");
+  }
+  const auto deadline = Clock::now() + config_.load_timeout;
+  for (;;) {
+    uint64_t used = 0;
+    for (const auto& [path, s] : slots_) used += s->bytes;
+    if (slots_.size() < config_.max_loaded && (!limit || used + bytes <= limit)) return;
+    if (evict_lru_locked()) continue;
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      throw http::HttpError(503, "no room to load '" + model.name + "': " +
+                                     std::to_string(slots_.size()) + " busy model(s) hold " +
+                                     format_bytes(used) + " of " +
+                                     (limit ? format_bytes(limit) : std::string("memory")) +
+                                     "; try again later");
+    }
+  }
+}
+
+bool RunnerPool::evict_lru_locked() {
   auto victim = slots_.end();
   for (auto it = slots_.begin(); it != slots_.end(); ++it) {
-    if (!it->second || it->second->active > 0) continue;
+    if (it->second->active > 0) continue;
     if (victim == slots_.end() || it->second->last_used < victim->second->last_used) victim = it;
   }
-  if (victim != slots_.end()) slots_.erase(victim);
+  if (victim == slots_.end()) return false;
+  slots_.erase(victim);
+  return true;
 }
 
 nlohmann::json RunnerPool::ps() {
@@ -135,7 +171,7 @@ nlohmann::json RunnerPool::ps() {
   const auto now_sys = std::chrono::system_clock::now();
   const auto now = Clock::now();
   for (const auto& [path, s] : slots_) {
-    if (!s || !s->process || !s->status) continue;
+    if (!s->process || !s->status) continue;
     const auto& status = *s->status;
     nlohmann::json m = {
         {"name", s->model.name},
@@ -169,7 +205,7 @@ void RunnerPool::reap_loop() {
     std::vector<std::shared_ptr<RunnerSlot>> doomed;
     const auto now = Clock::now();
     for (auto it = slots_.begin(); it != slots_.end();) {
-      if (it->second && expired(*it->second, now) && it->second->process) {
+      if (expired(*it->second, now) && it->second->process) {
         doomed.push_back(it->second);
         it = slots_.erase(it);
       } else {

@@ -1,8 +1,9 @@
 #pragma once
 // The loaded models: one runner process each, started on first use and kept for
 // their keep_alive after their last request. A lease pins a runner while a request
-// uses it. At most `max_loaded` runners: starting another first unloads the least
-// recently used idle one. A runner that died is replaced on the next acquire.
+// uses it. At most `max_loaded` runners and `max_memory` bytes of models: a model that
+// does not fit first unloads the least recently used idle runners, then waits for busy
+// ones to finish. A runner that died is replaced on the next acquire.
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -28,6 +29,7 @@ struct RunnerSlot {
   std::shared_ptr<RunnerProcess> process;
   std::shared_ptr<const nlohmann::json> status;  // /status right after start (template, context)
   int active = 0;
+  uint64_t bytes = 0;  // estimated from its files, then what the runner reported after load
   KeepAlive keep_alive;
   Clock::time_point last_used;
 };
@@ -58,6 +60,7 @@ class Lease {
 struct PoolConfig {
   std::filesystem::path exe;  // this binary, run as `heron runner`
   size_t max_loaded = 3;
+  uint64_t max_memory = 0;  // bytes of loaded models; 0: no limit
   std::chrono::seconds load_timeout{300};
 };
 
@@ -76,7 +79,11 @@ class RunnerPool {
   friend class Lease;
   void release(const std::shared_ptr<RunnerSlot>& slot, KeepAlive keep_alive);
   void reap_loop();
-  void evict_lru_locked();
+  // Unloads idle runners (least recently used first) or waits for busy ones until a
+  // model of `bytes` fits; throws http::HttpError when it never will or time runs out.
+  void make_room_locked(std::unique_lock<std::mutex>& lock, const ResolvedModel& model,
+                        uint64_t bytes);
+  bool evict_lru_locked();
 
   PoolConfig config_;
   std::mutex mu_;
