@@ -24,8 +24,8 @@ uint64_t estimate_model_bytes(const fs::path& path) {
 
 uint64_t parse_byte_size(const std::string& text, const std::string& what) {
   const auto bad = [&] {
-    return Error(what + " must be a size such as 16GiB, 512MiB or a number of bytes, not '" +
-                 text + "'");
+    return Error(what + " must be a size such as 16GiB, 512MiB or a number of bytes, not '" + text +
+                 "'");
   };
   size_t used = 0;
   double value = 0;

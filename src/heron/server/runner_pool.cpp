@@ -145,11 +145,10 @@ void RunnerPool::make_room_locked(std::unique_lock<std::mutex>& lock, const Reso
     if (slots_.size() < config_.max_loaded && (!limit || used + bytes <= limit)) return;
     if (evict_lru_locked()) continue;
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
-      throw http::HttpError(503, "no room to load '" + model.name + "': " +
-                                     std::to_string(slots_.size()) + " busy model(s) hold " +
-                                     format_bytes(used) + " of " +
-                                     (limit ? format_bytes(limit) : std::string("memory")) +
-                                     "; try again later");
+      throw http::HttpError(
+          503, "no room to load '" + model.name + "': " + std::to_string(slots_.size()) +
+                   " busy model(s) hold " + format_bytes(used) + " of " +
+                   (limit ? format_bytes(limit) : std::string("memory")) + "; try again later");
     }
   }
 }
