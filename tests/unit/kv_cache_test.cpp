@@ -49,3 +49,19 @@ TEST(KVCache, RewindThenOverwrite) {
   EXPECT_TRUE(same(history.keys, expected));
   EXPECT_THROW(cache.rewind(10), heron::Error);
 }
+
+// A long prompt after a rewind to a short shared prefix: the stale tail is dropped, so
+// the new block must be sized from the kept prefix, not from the old capacity.
+TEST(KVCache, RewindToShortPrefixThenLongPrompt) {
+  KVCache cache;
+  auto k0 = random_kv(260, 1), v0 = random_kv(260, 2);
+  cache.update(k0, v0);
+  cache.rewind(259);
+  auto k1 = random_kv(514, 3), v1 = random_kv(514, 4);
+  auto history = cache.update(k1, v1);
+  auto first = [](const mx::array& a) { return mx::slice(a, {0, 0, 0, 0}, {1, 2, 1, 8}); };
+  EXPECT_TRUE(same(history.keys, mx::concatenate({first(k0), k1}, 2)));
+  EXPECT_TRUE(same(history.values, mx::concatenate({first(v0), v1}, 2)));
+  EXPECT_EQ(cache.offset(), 515);
+  EXPECT_GE(cache.capacity(), 515);
+}

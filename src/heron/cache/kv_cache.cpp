@@ -14,8 +14,10 @@ KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
   const int n = keys.shape(2);
   const int end = offset_ + n;
   if (end > capacity()) {
-    // Grow to the next multiple of kStep that holds the new tokens.
-    const int grow = ((end - capacity() + kStep - 1) / kStep) * kStep;
+    // Keep the first offset_ positions (a rewind may have left a stale tail) and add
+    // whole kSteps until the new tokens fit.
+    const int kept = keys_ ? offset_ : 0;
+    const int grow = ((end - kept + kStep - 1) / kStep) * kStep;
     auto k_shape = keys.shape();
     auto v_shape = values.shape();
     k_shape[2] = grow;
