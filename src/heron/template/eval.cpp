@@ -227,21 +227,38 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
   const size_t start = text->size();
   bool markup = strings && result.is_markup();
   if (strings) *text += result.str();
-  for (size_t i = n; i-- > 0;) {
-    Value right = eval(*chain[i]->right);
-    if (strings && right.is_string()) {
-      if (right.is_markup() && !markup) {  // Markup.__radd__: escape what came before
-        std::string before = text->substr(start);
-        text->resize(start);
-        append_html_escaped(*text, before);
-        markup = true;
-      }
-      if (markup && !right.is_markup()) {
-        append_html_escaped(*text, right.str());
-      } else {
-        *text += right.str();
-      }
+  auto append = [&](const Value& right) {
+    if (!markup && !right.is_markup()) {  // plain strings: the hot case
+      text->append(right.str());
       check_size(text->size());
+      return;
+    }
+    if (!markup) {  // Markup.__radd__: escape what came before
+      std::string before = text->substr(start);
+      text->resize(start);
+      append_html_escaped(*text, before);
+      markup = true;
+    }
+    if (markup && !right.is_markup()) {
+      append_html_escaped(*text, right.str());
+    } else {
+      *text += right.str();
+    }
+    check_size(text->size());
+  };
+  for (size_t i = n; i-- > 0;) {
+    const Expr& operand = *chain[i]->right;
+    // String literals are appended in place (the common case: no Value is made).
+    if (strings && operand.kind == ExprKind::Const) {
+      const Value& literal = static_cast<const ConstExpr&>(operand).value;
+      if (literal.is_string()) {
+        append(literal);
+        continue;
+      }
+    }
+    Value right = eval(operand);
+    if (strings && right.is_string()) {
+      append(right);
       continue;
     }
     try {
@@ -272,10 +289,22 @@ Value Interpreter::eval_inner(const Expr& e) {
       return lookup(static_cast<const NameExpr&>(e));
     case ExprKind::GetAttr: {
       const auto& g = static_cast<const GetAttrExpr&>(e);
-      return getattr(eval_object(*g.obj), g.attr);
+      if (g.obj->kind == ExprKind::Name) {  // message.role: read the variable in place
+        return getattr(lookup_ref(static_cast<const NameExpr&>(*g.obj).slot), g.attr);
+      }
+      return getattr(eval(*g.obj), g.attr);
     }
     case ExprKind::GetItem: {
       const auto& g = static_cast<const GetItemExpr&>(e);
+      if (g.obj->kind == ExprKind::Name && g.key->kind == ExprKind::Const) {
+        // message['role']: the variable is read in place, no copy of it is made.
+        const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
+        const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+        if (obj.is_dict() && key.is_string()) {
+          if (Value v; obj.dict().find(std::string_view(key.str()), v)) return v;
+        }
+        return getitem(obj, key);
+      }
       Value obj = eval_object(*g.obj);
       if (obj.is_dict() && g.key->kind == ExprKind::Const) {  // message['role']
         const Value& key = static_cast<const ConstExpr&>(*g.key).value;
