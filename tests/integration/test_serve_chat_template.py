@@ -135,17 +135,44 @@ def test_bad_messages_are_400s_on_both_apis(serve, message, error):
 TOOL_USE = ROOT / "tests" / "fixtures" / "templates" / "public" / "command-r-plus-tool_use.jinja"
 
 
-@pytest.fixture(scope="module")
-def named_templates_model(tiny_llama, tmp_path_factory):
-    out = tmp_path_factory.mktemp("named-templates")
+def tiny_with_template(tiny_llama, out, template_of):
+    """tiny-llama's files with tokenizer_config.json's chat_template replaced."""
     for f in tiny_llama.iterdir():
         if f.name != "tokenizer_config.json":
             os.symlink(f.resolve(), out / f.name)
     cfg = json.loads((tiny_llama / "tokenizer_config.json").read_text())
-    cfg["chat_template"] = [{"name": "default", "template": cfg["chat_template"]},
-                            {"name": "tool_use", "template": TOOL_USE.read_text(encoding="utf-8")}]
+    cfg["chat_template"] = template_of(cfg["chat_template"])
     (out / "tokenizer_config.json").write_text(json.dumps(cfg))
     return out
+
+
+@pytest.fixture(scope="module")
+def named_templates_model(tiny_llama, tmp_path_factory):
+    return tiny_with_template(tiny_llama, tmp_path_factory.mktemp("named-templates"), lambda own: [
+        {"name": "default", "template": own},
+        {"name": "tool_use", "template": TOOL_USE.read_text(encoding="utf-8")}])
+
+
+@pytest.fixture(scope="module")
+def mistral_nemo_model(tiny_llama, tmp_path_factory):
+    nemo = ROOT / "tests" / "fixtures" / "templates" / "public" / "mistral-nemo-instruct-2407.jinja"
+    return tiny_with_template(tiny_llama, tmp_path_factory.mktemp("mistral-nemo"),
+                              lambda own: nemo.read_text(encoding="utf-8"))
+
+
+def test_template_errors_are_400s_with_the_templates_message(serve, mistral_nemo_model):
+    # Mistral Nemo's template raises_exception unless user/assistant turns alternate.
+    body = {"model": str(mistral_nemo_model), "stream": False,
+            "messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
+    wanted = "conversation roles must alternate user/assistant/user/assistant/..."
+    r = httpx.post(serve.url + "/api/chat", json=body, timeout=120)
+    assert r.status_code == 400 and wanted in r.json()["error"], r.text
+    r = httpx.post(serve.url + "/v1/chat/completions", json=body, timeout=120)
+    assert r.status_code == 400 and wanted in r.json()["error"]["message"], r.text
+    body["messages"][1]["role"] = "assistant"
+    body["messages"].append({"role": "user", "content": "c"})
+    r = httpx.post(serve.url + "/api/chat", json={**body, "options": {"num_predict": 1}}, timeout=120)
+    assert r.status_code == 200, r.text
 
 
 def test_tools_select_the_tool_use_template(serve, named_templates_model):
