@@ -9,9 +9,10 @@ Templates are rendered the way `render_jinja_template` calls them: messages (rea
 fields aliased as transformers does), tools, documents, add_generation_prompt and extra
 keywords. `strftime_now` is pinned to FIXED_NOW so renders are reproducible.
 
-Templates: every file in ../shared/fixtures/chat_templates/, the chat_template of each
-../shared/fixtures/tokenizers/*/tokenizer_config.json, and SmolLM2's GGUF
-tokenizer.chat_template. Each gets every message list in CASES.
+Templates: every file in ../shared/fixtures/chat_templates/, the public models' templates in
+tests/fixtures/templates/public/ (`public-<file>`, sources in SOURCES.md there), the
+chat_template of each ../shared/fixtures/tokenizers/*/tokenizer_config.json, and SmolLM2's
+GGUF tokenizer.chat_template. Each gets every message list in CASES.
 
 Writes tests/fixtures/templates/:
   cases.json         the render contexts, by case name (stored once)
@@ -162,6 +163,17 @@ CASES = {
         {"role": "assistant", "content": "You're welcome."},
         {"role": "user", "content": "Bye."},
     ], {"add_generation_prompt": False}),
+    # Fully described tool, string arguments, 9-character call id (Mistral) and the keywords
+    # some tool templates need (firefunction's `functions` and `datetime`).
+    "tool_kwargs": ([
+        SYSTEM,
+        {"role": "user", "content": "What time is it in Paris?"},
+        {"role": "assistant", "content": "",
+         "tool_calls": [call("abc123xyz", "get_time", "{\"tz\": \"Europe/Paris\"}")]},
+        {"role": "tool", "tool_call_id": "abc123xyz", "name": "get_time", "content": "10:30"},
+        {"role": "user", "content": "Thanks."},
+    ], {"add_generation_prompt": True, "tools": [TIME_TOOL],
+        "functions": json.dumps([TIME_TOOL["function"]]), "datetime": "2026-01-15"}),
     "assistant_prefill": ([
         {"role": "user", "content": "Write a haiku."},
         {"role": "assistant", "content": "Silent pond at dawn"},
@@ -190,6 +202,9 @@ def collect_templates():
         name = os.path.basename(path).split(".")[0]
         with open(path, encoding="utf-8") as f:
             out.append((name, f.read(), "<s>", "</s>"))
+    for path in sorted(glob.glob(os.path.join(OUT, "public", "*.jinja"))):
+        with open(path, encoding="utf-8", newline="") as f:
+            out.append(("public-" + os.path.basename(path)[:-len(".jinja")], f.read(), "<s>", "</s>"))
     for path in sorted(glob.glob(os.path.join(SHARED, "tokenizers", "*", "tokenizer_config.json"))):
         with open(path, encoding="utf-8") as f:
             cfg = json.load(f)

@@ -122,6 +122,12 @@ FEATURES = [
     ("{{ 'abc' % () }}|{{ '%c%c' % (65, 'b') }} {{ '%.3s' % 'abcdef' }} {{ '%*d' % (5, 3) }}", {}),
     ("{{ xs | string }} {{ 5 | string }} {{ none | string }} {{ undefined_var | string }}|{{ 1.0 | string }}", DATA),
     ("{{ '<b>' | safe }} {{ '<a href=\"x\">&</a>' | escape }} {{ '<b>x</b> <!-- c -->  y &amp; z' | striptags }}", {}),
+    # Markup (what safe/escape return): `+` with a plain str escapes the str, both ways and
+    # along a chain; `~` gives a plain str; forceescape escapes a Markup again.
+    ("{{ \"'\"|safe + '<a \"b\">' + 'c&d' }}|{{ '<x>' + 'y'|safe + '<z>' }}|{{ ('<p>'|safe + '&') ~ '<' + '>' }}", {}),
+    ("{{ '<a>'|e + '<b>' }}|{{ ('<a>'|e)|e }}|{{ '<a>'|e|forceescape }}|{% set m = 'q'|safe + \"'\" %}{{ m + m }}|{{ m ~ \"'\" }}", {}),
+    ("{{ 'Use ' |safe + name + \"'\n\"|safe + d|tojson }}", {"name": "f<1>", "d": {"k": "v\"'"}}),
+    ("{{ 'a'|safe + 1 }}", {}),
     ("{{ 'foo bar baz qux' | truncate(9) }} {{ 'foo bar baz qux' | truncate(9, true) }} {{ 'foo bar baz qux' | truncate(11) }} {{ 'foo bar baz qux' | truncate(11, false, '...', 0) }}", {}),
     ("{{ users | groupby('age') | list }}", DATA),
     ("{% for age, group in users | groupby('age') %}{{ age }}:{{ group | map(attribute='name') | join(',') }};{% endfor %}", DATA),

@@ -18,7 +18,7 @@
 #include "heron/core/default_model.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
-#include "heron/template/chatml.h"
+#include "heron/template/chat_prompt.h"
 
 namespace mx = mlx::core;
 using heron::model::Batch;
@@ -129,13 +129,16 @@ TEST_F(SmolLM2, GreedyContinuationsAgreeWithLlamaCpp) {
   }
 }
 
-// Our ChatML rendering and tokenizer give llama.cpp's prompt tokens.
+// The model's chat template, rendered by our engine, and our tokenizer give llama.cpp's
+// prompt tokens.
 TEST_F(SmolLM2, ChatPromptTokensMatchLlamaCpp) {
-  auto chat = heron::chat::ChatMLTemplate::parse(loaded_->tokenizer->chat_template());
+  const auto format = heron::chat::ChatFormat::from_tokenizer(*loaded_->tokenizer);
   const auto reference = read_fixture("smollm2_llamacpp.json");
   ASSERT_EQ(reference["greedy"].size(), 5u);
   for (const auto& g : reference["greedy"]) {
-    const auto rendered = chat.render({{"user", g["prompt"].get<std::string>()}}, true);
+    heron::chat::ChatInput input;
+    input.messages.push_back({{"role", "user"}, {"content", g["prompt"].get<std::string>()}});
+    const auto rendered = heron::chat::render_chat(format, input);
     EXPECT_EQ(rendered, g["rendered"].get<std::string>());
     EXPECT_EQ(loaded_->tokenizer->encode(rendered), g["prompt_tokens"].get<std::vector<int>>());
   }

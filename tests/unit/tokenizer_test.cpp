@@ -260,6 +260,8 @@ TEST(TokenizerConfig, ExplicitAddBosReplacesPostProcessor) {
   EXPECT_EQ(tok->bos_id(), 128000);
   EXPECT_EQ(tok->eos_id(), 128001);
   EXPECT_EQ(tok->chat_template(), "D");
+  EXPECT_EQ(tok->chat_templates(),
+            (std::map<std::string, std::string>{{"default", "D"}, {"tool_use", "T"}}));
 
   const json no_bos = {{"bos_token", "<|begin_of_text|>"}, {"add_bos_token", false}};
   const auto tok2 = Tokenizer::from_json(llama3_template(), no_bos);

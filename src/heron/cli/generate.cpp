@@ -15,7 +15,7 @@
 #include "heron/core/worker.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
-#include "heron/template/chatml.h"
+#include "heron/template/chat_prompt.h"
 
 namespace heron::cli {
 
@@ -31,7 +31,7 @@ const std::vector<FlagSpec> kFlags = {
     {"top-k", true, "keep the K most likely tokens, 0 = off (default 0)"},
     {"top-p", true, "nucleus sampling mass in (0, 1] (default 1)"},
     {"seed", true, "random seed for reproducible sampling"},
-    {"raw", false, "send the prompt as is, without the chat template"},
+    {"raw", false, "send the prompt as is (with the tokenizer's BOS), without the chat template"},
     {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
     {"stats-json", false, "print the statistics as one JSON line on stderr"},
     {"help", false, "show this help"},
@@ -98,12 +98,13 @@ int run_generate(const std::vector<std::string>& argv) {
       auto& tok = *loaded.tokenizer;
       std::string text = prompt;
       if (!raw) {
-        std::vector<chat::Message> messages;
-        if (system) messages.push_back({"system", *system});
-        messages.push_back({"user", prompt});
-        text = chat::ChatMLTemplate::parse(tok.chat_template()).render(messages, true);
+        chat::ChatInput input;
+        if (system) input.messages.push_back({{"role", "system"}, {"content", *system}});
+        input.messages.push_back({{"role", "user"}, {"content", prompt}});
+        text = chat::render_chat(chat::ChatFormat::from_tokenizer(tok), input);
       }
-      auto ids = tok.encode(text, /*add_special=*/true, /*parse_special=*/true);
+      // The template writes its own special tokens (as transformers' apply_chat_template).
+      auto ids = tok.encode(text, /*add_special=*/raw, /*parse_special=*/true);
       engine::Sequence seq{loaded.model->make_caches(), {}};
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");

@@ -1,5 +1,6 @@
 // `heron render`: print the prompt a model's chat template makes of a conversation,
-// exactly as transformers' apply_chat_template would (tokenize=False).
+// exactly as transformers' apply_chat_template would (tokenize=False), with the template
+// the server would choose (template/chat_prompt.h).
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "heron/cli/commands.h"
 #include "heron/core/default_model.h"
 #include "heron/io/gguf.h"
+#include "heron/template/chat_prompt.h"
 #include "heron/template/template.h"
 #include "heron/tokenizer/tokenizer.h"
 
@@ -45,27 +47,14 @@ ojson read_json(const std::string& flag, const std::string& path) {
   }
 }
 
-struct TemplateSource {
-  std::string source;
-  std::string bos, eos;
-};
-
-TemplateSource from_model(const std::filesystem::path& path) {
+chat::ChatFormat from_model(const std::filesystem::path& path) {
   std::unique_ptr<tokenizer::Tokenizer> tok;
   if (std::filesystem::is_directory(path)) {
     tok = tokenizer::Tokenizer::from_hf_dir(path);
   } else {
     tok = tokenizer::Tokenizer::from_gguf_metadata(io::read_gguf_header(path.string()).metadata);
   }
-  if (tok->chat_template().empty()) throw Error(path.string() + ": the model has no chat template");
-  TemplateSource out{tok->chat_template(), "", ""};
-  auto spell = [&](std::optional<int32_t> id) {
-    const std::string* token = id ? tok->id_to_token(*id) : nullptr;
-    return token ? *token : std::string();
-  };
-  out.bos = spell(tok->bos_id());
-  out.eos = spell(tok->eos_id());
-  return out;
+  return chat::ChatFormat::from_tokenizer(*tok);
 }
 
 }  // namespace
@@ -82,39 +71,53 @@ int run_render(const std::vector<std::string>& argv) {
     throw UsageError("give --model or --template, not both");
   if (!args.has("messages")) throw UsageError("--messages is required");
 
-  TemplateSource src;
+  chat::ChatFormat format;
+  std::optional<std::string> template_file;
   if (auto file = args.get("template")) {
     std::ifstream in(*file, std::ios::binary);
     if (!in) throw UsageError("cannot read --template '" + *file + "'");
     std::ostringstream text;
     text << in.rdbuf();
-    src.source = text.str();
+    template_file = text.str();
   } else {
     const std::string model = args.get_or("model", "default");
-    src = from_model(model == "default" ? default_model_path() : std::filesystem::path(model));
+    format = from_model(model == "default" ? default_model_path() : std::filesystem::path(model));
   }
 
-  // What transformers passes: tools and documents are None unless given.
-  ojson context = {
-      {"messages", ojson::array()}, {"tools", nullptr},
-      {"documents", nullptr},       {"add_generation_prompt", !args.has("no-generation-prompt")},
-      {"bos_token", src.bos},       {"eos_token", src.eos}};
+  chat::ChatInput input;
+  input.add_generation_prompt = !args.has("no-generation-prompt");
+  auto take = [&](const std::string& key, ojson value) {
+    if (key == "messages") {
+      input.messages = std::move(value);
+    } else if (key == "tools") {
+      input.tools = std::move(value);
+    } else if (key == "documents") {
+      input.documents = std::move(value);
+    } else if (key == "add_generation_prompt") {
+      if (!value.is_boolean()) throw Error("add_generation_prompt must be true or false");
+      input.add_generation_prompt = value.get<bool>();
+    } else {
+      input.extra[key] = std::move(value);
+    }
+  };
   ojson messages = read_json("messages", *args.get("messages"));
   if (messages.is_object()) {
-    for (auto& [key, value] : messages.items()) context[key] = value;
+    for (auto& [key, value] : messages.items()) take(key, value);
   } else if (messages.is_array()) {
-    context["messages"] = std::move(messages);
+    input.messages = std::move(messages);
   } else {
     throw Error("--messages must hold a JSON array of messages");
   }
-  if (auto tools = args.get("tools")) context["tools"] = read_json("tools", *tools);
+  if (auto tools = args.get("tools")) input.tools = read_json("tools", *tools);
   if (auto extra = args.get("context")) {
     ojson more = read_json("context", *extra);
     if (!more.is_object()) throw Error("--context must hold a JSON object");
-    for (auto& [key, value] : more.items()) context[key] = value;
+    for (auto& [key, value] : more.items()) take(key, value);
   }
 
-  const auto tpl = chat::Template::parse(src.source);
+  const auto tpl =
+      chat::Template::parse(chat::select_template(format, !input.tools.is_null(), template_file));
+  const ojson context = chat::chat_context(format, input);
   const int64_t repeat = args.get_int("bench", 0, 0, 1 << 24);
   std::string text = tpl.render(context);
   if (repeat > 0) {

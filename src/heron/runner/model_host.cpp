@@ -5,6 +5,7 @@
 #include <mlx/memory.h>
 
 #include "heron/core/error.h"
+#include "heron/template/chat_prompt.h"
 
 namespace heron::runner {
 
@@ -29,6 +30,7 @@ void ModelHost::load() {
         loaded_ = model::load_model(path_);
         if (!loaded_.tokenizer) throw Error(path_.string() + ": the model has no tokenizer");
         seq_.caches = loaded_.model->make_caches();
+        chat_format_ = chat::ChatFormat::from_tokenizer(*loaded_.tokenizer).to_json();
         refresh_status("ready");
       })
       .get();
@@ -76,6 +78,7 @@ void ModelHost::refresh_status(const char* state) {
        {{"active", mlx::core::get_active_memory()}, {"peak", mlx::core::get_peak_memory()}}},
       {"cached_tokens", seq_.tokens.size()},
       {"chat_template", loaded_.tokenizer->chat_template()},
+      {"chat", chat_format_},
   };
   std::lock_guard lock(status_mu_);
   status_ = std::move(s);

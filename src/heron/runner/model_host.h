@@ -44,7 +44,8 @@ class ModelHost {
   std::atomic<int> queued_{0};
   mutable std::mutex status_mu_;
   nlohmann::json status_;
-  Worker worker_;  // last member: destroyed first, so no job outlives the model
+  nlohmann::json chat_format_;  // chat::ChatFormat of the tokenizer, for /status
+  Worker worker_;               // last member: destroyed first, so no job outlives the model
 };
 
 }  // namespace heron::runner

@@ -4,13 +4,15 @@
 
 namespace heron::server {
 
-CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const std::string& prompt,
+CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const Prompt& prompt,
                                const api::GenerationParams& params, Clock::time_point started)
     : lease_(std::move(lease)),
       model_(lease_->model()),
       load_seconds_(lease_->load_seconds()),
       started_(started) {
-  nlohmann::json body = {{"prompt", prompt}, {"options", api::to_ollama_options(params)}};
+  nlohmann::json body = {{"prompt", prompt.text},
+                         {"add_special", prompt.add_special},
+                         {"options", api::to_ollama_options(params)}};
   auto& process = lease_->process();
   stream_ = std::make_unique<RunnerStream>(process.port(), process.token(), body);
   try {

@@ -16,9 +16,17 @@
 
 namespace heron::server {
 
+// A prompt for the runner. A chat template writes its own special tokens, so rendered
+// prompts are tokenized without the tokenizer's BOS/EOS (as transformers'
+// apply_chat_template does); raw prompts get them.
+struct Prompt {
+  std::string text;
+  bool add_special;
+};
+
 class CompletionCall {
  public:
-  CompletionCall(std::unique_ptr<Lease> lease, const std::string& prompt,
+  CompletionCall(std::unique_ptr<Lease> lease, const Prompt& prompt,
                  const api::GenerationParams& params, Clock::time_point started);
   // The next runner line (a piece, or the final line with "done"); nullopt after
   // `timeout`. Throws http::HttpError for an error line or a runner that went away.

@@ -3,6 +3,7 @@
 // or a path to a GGUF file or Hugging Face directory; the model store will be another
 // resolver behind the same interface.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace heron::server {
 struct ResolvedModel {
   std::string name;            // as the client gave it (normalized with a :latest tag)
   std::filesystem::path path;  // what the runner loads
+  // Replaces the model's own chat template(s) when set (the model store supplies it).
+  std::optional<std::string> chat_template = std::nullopt;
 };
 
 class ModelResolver {

@@ -8,6 +8,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/server/chat_input.h"
 #include "heron/server/completion_call.h"
 #include "heron/server/logprob_format.h"
 #include "heron/server/ollama_request.h"
@@ -90,30 +91,19 @@ void respond(const httplib::Request& req, httplib::Response& res,
   stream_completion(res, call, "application/x-ndjson", format, format_error);
 }
 
-std::vector<chat::Message> parse_messages(const json& body) {
-  std::vector<chat::Message> out;
-  const json* messages = http::get_array(body, "messages", "messages");
-  if (!messages) return out;
-  for (size_t i = 0; i < messages->size(); ++i) {
-    const auto& m = (*messages)[i];
-    const std::string at = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) throw http::bad_request(at + " must be an object");
-    auto role = http::get_string(m, "role", at + ".role");
-    if (!role) throw http::bad_request(at + ".role is required");
-    if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool") {
-      throw http::bad_request(at + ".role must be system, user, assistant or tool, got '" + *role +
-                              "'");
-    }
-    if (const auto* v = http::field(m, "images"); v && !(v->is_array() && v->empty())) {
-      throw http::bad_request(at +
-                              ".images: images are not supported: heron's models take text only");
-    }
-    if (const auto* v = http::field(m, "tool_calls"); v && !(v->is_array() && v->empty())) {
-      throw http::bad_request(at + ".tool_calls: tool calls are not supported yet");
-    }
-    out.push_back({*role, http::get_string(m, "content", at + ".content").value_or("")});
+// Ollama's "think": true/false -> enable_thinking; "high"/"medium"/"low" (gpt-oss) ->
+// reasoning_effort with thinking on.
+void add_think_keywords(const json& body, chat::ChatInput& input) {
+  const json* think = http::field(body, "think");
+  if (!think) return;
+  if (think->is_boolean()) {
+    input.extra["enable_thinking"] = think->get<bool>();
+  } else if (think->is_string() && (*think == "high" || *think == "medium" || *think == "low")) {
+    input.extra["enable_thinking"] = true;
+    input.extra["reasoning_effort"] = think->get<std::string>();
+  } else {
+    throw http::bad_request("think must be true, false, \"high\", \"medium\" or \"low\"");
   }
-  return out;
 }
 
 void generate(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
@@ -125,12 +115,13 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
   auto r = parse_ollama_request(body, ctx);
   if (prompt.empty()) return load_or_unload(res, ctx, r, Kind::Generate);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
-  std::string text = prompt;
+  Prompt text{prompt, true};
   if (!raw) {
-    std::vector<chat::Message> messages;
-    if (system) messages.push_back({"system", *system});
-    messages.push_back({"user", prompt});
-    text = render_chat(lease->status().value("chat_template", ""), messages);
+    chat::ChatInput input;
+    if (system) input.messages.push_back({{"role", "system"}, {"content", *system}});
+    input.messages.push_back({{"role", "user"}, {"content", prompt}});
+    add_think_keywords(body, input);
+    text = {render_prompt(lease->status(), r.model, input), false};
   }
   respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Generate);
@@ -139,14 +130,12 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
 void chat_handler(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   const auto t0 = Clock::now();
   auto body = http::parse_body(req.body);
-  auto messages = parse_messages(body);
-  if (const auto* v = http::field(body, "tools"); v && !(v->is_array() && v->empty())) {
-    throw http::bad_request("tools are not supported yet");
-  }
+  auto input = parse_chat_input(req.body);
+  add_think_keywords(body, input);
   auto r = parse_ollama_request(body, ctx);
-  if (messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
+  if (input.messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), messages);
+  Prompt text{render_prompt(lease->status(), r.model, input), false};
   respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Chat);
 }

@@ -21,9 +21,6 @@ void reject_unsupported(const nlohmann::json& body) {
       v && !(v->is_string() && v->get<std::string>().empty())) {
     throw http::bad_request("format (structured output) is not supported yet");
   }
-  if (const auto* v = http::field(body, "think"); v && !(v->is_boolean() && !v->get<bool>())) {
-    throw http::bad_request("think is not supported by this model");
-  }
 }
 
 }  // namespace

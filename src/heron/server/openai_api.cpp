@@ -7,6 +7,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/server/chat_input.h"
 #include "heron/server/completion_call.h"
 #include "heron/server/logprob_format.h"
 #include "heron/server/openai_request.h"
@@ -184,45 +185,30 @@ void respond(const httplib::Request& req, httplib::Response& res,
   stream_completion(res, call, "text/event-stream", format, format_error);
 }
 
-// OpenAI message content: a string or an array of {"type": "text", "text": ...} parts.
-std::string message_text(const json& m, const std::string& at) {
-  const json* c = http::field(m, "content");
-  if (!c) return "";
-  if (c->is_string()) return c->get<std::string>();
-  if (!c->is_array())
-    throw http::bad_request(at + ".content must be a string or an array of parts");
-  std::string text;
-  for (const auto& part : *c) {
-    if (!part.is_object() || part.value("type", "") != "text") {
-      throw http::bad_request(at + ".content: only text parts are supported");
+// Template keywords: vLLM's chat_template_kwargs, and reasoning_effort (gpt-oss).
+void add_template_keywords(const std::string& raw_body, const json& body, chat::ChatInput& input) {
+  if (http::get_object(body, "chat_template_kwargs", "chat_template_kwargs")) {
+    // Read again in the client's key order: values may reach the template's tojson.
+    const auto ordered = nlohmann::ordered_json::parse(raw_body);
+    for (const auto& [key, value] : ordered["chat_template_kwargs"].items()) {
+      input.extra[key] = value;
     }
-    text += http::get_string(part, "text", at + ".content[].text").value_or("");
   }
-  return text;
+  if (auto effort = http::get_string(body, "reasoning_effort", "reasoning_effort")) {
+    input.extra["reasoning_effort"] = *effort;
+  }
 }
 
 void chat_completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   const auto t0 = Clock::now();
   auto body = http::parse_body(req.body);
-  const json* messages = http::get_array(body, "messages", "messages");
-  if (!messages || messages->empty()) throw http::bad_request("messages must be a non-empty array");
-  std::vector<chat::Message> msgs;
-  for (size_t i = 0; i < messages->size(); ++i) {
-    const auto& m = (*messages)[i];
-    const std::string at = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) throw http::bad_request(at + " must be an object");
-    auto role = http::get_string(m, "role", at + ".role");
-    if (!role) throw http::bad_request(at + ".role is required");
-    if (*role == "developer") role = "system";
-    if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool") {
-      throw http::bad_request(at + ".role must be system, developer, user, assistant or tool");
-    }
-    msgs.push_back({*role, message_text(m, at)});
-  }
+  auto input = parse_chat_input(req.body);
+  if (input.messages.empty()) throw http::bad_request("messages must be a non-empty array");
+  add_template_keywords(req.body, body, input);
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), msgs);
-  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+  Prompt prompt{render_prompt(lease->status(), r.model, input), false};
+  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), prompt, r.params, t0), r,
           true);
 }
 
@@ -236,8 +222,9 @@ void completions(const httplib::Request& req, httplib::Response& res, ServerCont
   auto r = parse_openai_request(body, ctx, /*legacy=*/true);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   respond(req, res,
-          std::make_shared<CompletionCall>(std::move(lease), prompts->front(), r.params, t0), r,
-          false);
+          std::make_shared<CompletionCall>(std::move(lease), Prompt{prompts->front(), true},
+                                           r.params, t0),
+          r, false);
 }
 
 json model_json(const ResolvedModel& m) {

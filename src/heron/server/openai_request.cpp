@@ -9,7 +9,7 @@ using http::bad_request;
 
 namespace {
 
-void reject_unsupported(const nlohmann::json& body) {
+void reject_unsupported(const nlohmann::json& body, bool legacy) {
   if (auto n = http::get_int(body, "n", "n", 1, INT32_MAX); n && *n != 1) {
     throw bad_request("n must be 1: heron generates one choice per request");
   }
@@ -22,8 +22,8 @@ void reject_unsupported(const nlohmann::json& body) {
                         "' is not supported yet");
     }
   }
-  if (const auto* v = http::field(body, "tools"); v && !(v->is_array() && v->empty())) {
-    throw bad_request("tools are not supported yet");
+  if (const auto* v = http::field(body, "tools"); legacy && v && !(v->is_array() && v->empty())) {
+    throw bad_request("tools need /v1/chat/completions");
   }
   if (http::get_bool(body, "echo", "echo").value_or(false))
     throw bad_request("echo is not supported");
@@ -37,7 +37,7 @@ void reject_unsupported(const nlohmann::json& body) {
 OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerContext& ctx,
                                    bool legacy) {
   OpenAIRequest r;
-  reject_unsupported(body);
+  reject_unsupported(body, legacy);
   auto name = http::get_string(body, "model", "model");
   if (!name || name->empty()) throw bad_request("model is required");
   auto& p = r.params;

@@ -1,6 +1,7 @@
 #pragma once
 // The fields /v1/chat/completions and /v1/completions share, validated with OpenAI's
-// ranges; anything heron cannot honour (n > 1, response_format, tools, ...) is a 400.
+// ranges; anything heron cannot honour (n > 1, response_format, tools on
+// /v1/completions, ...) is a 400.
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -1,15 +1,17 @@
 #pragma once
-// Chat messages -> prompt text with the model's chat template. One function, so the
-// Jinja engine can replace the ChatML renderer here without touching the APIs.
+// Chat input -> prompt text with the model's chat template (template/chat_prompt.h has the
+// rules), read from the runner's /status or replaced by the model's template override.
 #include <string>
-#include <vector>
 
-#include "heron/template/chatml.h"
+#include <nlohmann/json.hpp>
+
+#include "heron/server/model_resolver.h"
+#include "heron/template/chat_prompt.h"
 
 namespace heron::server {
 
-// Throws http::HttpError(400) when the model's template cannot be rendered.
-std::string render_chat(const std::string& chat_template,
-                        const std::vector<chat::Message>& messages);
+// Throws http::HttpError(400) with the template's message when rendering fails.
+std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
+                          const chat::ChatInput& input);
 
 }  // namespace heron::server

@@ -210,7 +210,8 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
 
 // `s1 + s2 + ...` where s1 is a string: Python requires every operand to be a string too,
 // so the pieces are appended to `text` one by one (no string per `+`) and true is
-// returned. Otherwise the chain is folded with Python's `+` into `result`.
+// returned (`result` is then a Markup when the text is one). Otherwise the chain is
+// folded with Python's `+` into `result`.
 bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& result) {
   const BinaryExpr* chain[32];
   size_t n = 0;
@@ -223,21 +224,52 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
   }
   result = eval(*first);
   const bool strings = result.is_string();
+  const size_t start = text->size();
+  bool markup = strings && result.is_markup();
   if (strings) *text += result.str();
-  for (size_t i = n; i-- > 0;) {
-    Value right = eval(*chain[i]->right);
-    if (strings && right.is_string()) {
-      *text += right.str();
+  auto append = [&](const Value& right) {
+    if (!markup && !right.is_markup()) {  // plain strings: the hot case
+      text->append(right.str());
       check_size(text->size());
+      return;
+    }
+    if (!markup) {  // Markup.__radd__: escape what came before
+      std::string before = text->substr(start);
+      text->resize(start);
+      append_html_escaped(*text, before);
+      markup = true;
+    }
+    if (markup && !right.is_markup()) {
+      append_html_escaped(*text, right.str());
+    } else {
+      *text += right.str();
+    }
+    check_size(text->size());
+  };
+  for (size_t i = n; i-- > 0;) {
+    const Expr& operand = *chain[i]->right;
+    // String literals are appended in place (the common case: no Value is made).
+    if (strings && operand.kind == ExprKind::Const) {
+      const Value& literal = static_cast<const ConstExpr&>(operand).value;
+      if (literal.is_string()) {
+        append(literal);
+        continue;
+      }
+    }
+    Value right = eval(operand);
+    if (strings && right.is_string()) {
+      append(right);
       continue;
     }
     try {
       // Raises Python's TypeError for a string chain; adds numbers, lists, ... otherwise.
-      result = binary(BinOp::Add, strings ? Value(std::string()) : result, right);
+      const Value text_so_far = markup ? Value::markup(std::string()) : Value(std::string());
+      result = binary(BinOp::Add, strings ? text_so_far : result, right);
     } catch (const Failure& f) {
       rethrow_at(f, chain[i]->pos);
     }
   }
+  if (markup) result = Value::markup(std::string());  // tells the caller: a Markup
   return strings;
 }
 
@@ -257,10 +289,22 @@ Value Interpreter::eval_inner(const Expr& e) {
       return lookup(static_cast<const NameExpr&>(e));
     case ExprKind::GetAttr: {
       const auto& g = static_cast<const GetAttrExpr&>(e);
-      return getattr(eval_object(*g.obj), g.attr);
+      if (g.obj->kind == ExprKind::Name) {  // message.role: read the variable in place
+        return getattr(lookup_ref(static_cast<const NameExpr&>(*g.obj).slot), g.attr);
+      }
+      return getattr(eval(*g.obj), g.attr);
     }
     case ExprKind::GetItem: {
       const auto& g = static_cast<const GetItemExpr&>(e);
+      if (g.obj->kind == ExprKind::Name && g.key->kind == ExprKind::Const) {
+        // message['role']: the variable is read in place, no copy of it is made.
+        const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
+        const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+        if (obj.is_dict() && key.is_string()) {
+          if (Value v; obj.dict().find(std::string_view(key.str()), v)) return v;
+        }
+        return getitem(obj, key);
+      }
       Value obj = eval_object(*g.obj);
       if (obj.is_dict() && g.key->kind == ExprKind::Const) {  // message['role']
         const Value& key = static_cast<const ConstExpr&>(*g.key).value;
@@ -305,7 +349,7 @@ Value Interpreter::eval_inner(const Expr& e) {
         std::string text;
         Value result;
         if (!add_chain(b, &text, result)) return result;
-        return Value(std::move(text));
+        return result.is_markup() ? Value::markup(std::move(text)) : Value(std::move(text));
       }
       Value left = eval(*b.left);
       Value result = binary(b.op, left, eval(*b.right));

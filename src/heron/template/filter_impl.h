@@ -31,6 +31,7 @@ Value f_center(Interpreter& in, const Value& v, CallArgs& a);
 Value f_default(Interpreter& in, const Value& v, CallArgs& a);
 Value f_dictsort(Interpreter& in, const Value& v, CallArgs& a);
 Value f_escape(Interpreter& in, const Value& v, CallArgs& a);
+Value f_forceescape(Interpreter& in, const Value& v, CallArgs& a);
 Value f_filesizeformat(Interpreter& in, const Value& v, CallArgs& a);
 Value f_first(Interpreter& in, const Value& v, CallArgs& a);
 Value f_float(Interpreter& in, const Value& v, CallArgs& a);

@@ -85,7 +85,7 @@ const std::unordered_map<std::string_view, FilterFn>& table() {
       {"filesizeformat", f_filesizeformat},
       {"first", f_first},
       {"float", f_float},
-      {"forceescape", f_escape},
+      {"forceescape", f_forceescape},
       {"format", f_format},
       {"groupby", f_groupby},
       {"indent", f_indent},

@@ -71,38 +71,24 @@ Value f_string(Interpreter&, const Value& v, CallArgs& a) {
 
 Value f_safe(Interpreter&, const Value& v, CallArgs& a) {
   ArgReader("safe", a, {});
-  return v.is_string() ? v : Value(to_str(v));
+  return v.is_markup() ? v : Value::markup(to_str(v));
 }
 
 static std::string html_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&#34;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
+  append_html_escaped(out, s);
   return out;
 }
 
 Value f_escape(Interpreter&, const Value& v, CallArgs& a) {
   ArgReader("escape", a, {});
-  return Value(html_escape(to_str(v)));
+  return v.is_markup() ? v : Value::markup(html_escape(to_str(v)));
+}
+
+// Escapes even a Markup (str() of it first), as jinja2's forceescape does.
+Value f_forceescape(Interpreter&, const Value& v, CallArgs& a) {
+  ArgReader("forceescape", a, {});
+  return Value::markup(html_escape(to_str(v)));
 }
 
 Value f_center(Interpreter&, const Value& v, CallArgs& a) {

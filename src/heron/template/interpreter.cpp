@@ -43,11 +43,9 @@ std::string Interpreter::render() {
   return out;
 }
 
-void Interpreter::check_size(size_t bytes) const {
-  if (bytes > settings_.limits.max_output_bytes) {
-    fail("OutputLimit", "the rendered text exceeds the limit of " +
-                            std::to_string(settings_.limits.max_output_bytes) + " bytes");
-  }
+void Interpreter::output_limit_exceeded() const {
+  fail("OutputLimit", "the rendered text exceeds the limit of " +
+                          std::to_string(settings_.limits.max_output_bytes) + " bytes");
 }
 
 void Interpreter::count_steps(uint64_t n) {

@@ -63,7 +63,10 @@ class Interpreter {
   Value call(const Value& callee, CallArgs& args);
   Value apply_filter(std::string_view name, const Value& v, CallArgs& args);
   bool apply_test(std::string_view name, const Value& v, CallArgs& args);
-  void check_size(size_t bytes) const;
+  // Inline: called for every piece of text appended.
+  void check_size(size_t bytes) const {
+    if (bytes > settings_.limits.max_output_bytes) output_limit_exceeded();
+  }
   void count_steps(uint64_t n);
   const RenderSettings& settings() const { return settings_; }
 
@@ -72,6 +75,8 @@ class Interpreter {
 
  private:
   enum class Flow { Normal, Break, Continue };
+
+  [[noreturn]] void output_limit_exceeded() const;
 
   Flow exec(const Body& body, std::string& out);
   Flow exec_stmt(const Stmt& s, std::string& out);

@@ -332,6 +332,30 @@ bool less(const Value& a, const Value& b, const char* op) {
              std::string(a.type_name()) + "' and '" + std::string(b.type_name()) + "'");
 }
 
+void append_html_escaped(std::string& out, std::string_view s) {
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
 Value binary(BinOp op, const Value& a, const Value& b) {
   // str % x formats even an undefined x (it has __getitem__, so it counts as a mapping).
   if (op == BinOp::Mod && a.is_string()) return Value(printf_format(a.str(), b));
@@ -342,14 +366,28 @@ Value binary(BinOp op, const Value& a, const Value& b) {
     case BinOp::Add:
       if (a.is_string()) {
         if (!b.is_string()) {
+          if (a.is_markup()) {
+            type_error("unsupported operand type(s) for +: 'Markup' and '" +
+                       std::string(b.type_name()) + "'");
+          }
           type_error("can only concatenate str (not \"" + std::string(b.type_name()) +
                      "\") to str");
         }
         std::string out;
         out.reserve(a.str().size() + b.str().size());
+        if (a.is_markup() != b.is_markup()) {  // Markup.__add__ / __radd__ escape the str
+          for (const Value* part : {&a, &b}) {
+            if (part->is_markup()) {
+              out += part->str();
+            } else {
+              append_html_escaped(out, part->str());
+            }
+          }
+          return Value::markup(std::move(out));
+        }
         out += a.str();
         out += b.str();
-        return Value(std::move(out));
+        return a.is_markup() ? Value::markup(std::move(out)) : Value(std::move(out));
       }
       if (is_sequence_list(a)) {
         if (!is_sequence_list(b) || a.list_kind() != b.list_kind()) {

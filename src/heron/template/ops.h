@@ -12,6 +12,8 @@ namespace heron::chat::jinja {
 [[noreturn]] void undefined_error(const Value& v);
 
 void append_str(std::string& out, const Value& v);  // out += str(v)
+// markupsafe.escape of a str: & < > " ' as HTML entities.
+void append_html_escaped(std::string& out, std::string_view s);
 std::string to_str(const Value& v);
 std::string repr(const Value& v);
 

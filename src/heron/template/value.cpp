@@ -102,7 +102,7 @@ std::string_view Value::type_name() const {
     case Kind::Float:
       return "float";
     case Kind::String:
-      return "str";
+      return markup_ ? "Markup" : "str";
     case Kind::List:
       switch (list_kind_) {
         case ListKind::Tuple:

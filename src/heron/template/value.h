@@ -65,6 +65,13 @@ class Value {
   Value(std::string_view s) : Value(std::string(s)) {}
   Value(const char* s) : Value(std::string(s)) {}
   Value(std::shared_ptr<const std::string> s) : kind_(Kind::String), p_(std::move(s)) {}
+  // markupsafe.Markup: what `safe` and `escape` return. `+` with a Markup escapes the
+  // other str operand and gives a Markup; everything else treats it as a plain str.
+  static Value markup(std::string s) {
+    Value v(std::move(s));
+    v.markup_ = true;
+    return v;
+  }
   // A string owned by someone else that outlives every Value made from it (the render
   // context): no copy, no allocation.
   static Value borrowed(const std::string& s) {
@@ -95,6 +102,7 @@ class Value {
     return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool;
   }
   bool is_string() const { return kind_ == Kind::String; }
+  bool is_markup() const { return kind_ == Kind::String && markup_; }
   bool is_list() const { return kind_ == Kind::List; }
   bool is_dict() const { return kind_ == Kind::Dict; }
   bool is_object() const { return kind_ == Kind::Object; }
@@ -134,6 +142,7 @@ class Value {
   explicit Value(Kind k) : kind_(k) {}
   Kind kind_ = Kind::Undefined;
   ListKind list_kind_ = ListKind::List;
+  bool markup_ = false;
   union {
     bool b;
     int64_t i;

@@ -103,8 +103,19 @@ std::unique_ptr<Tokenizer> finish(const nlohmann::json& md, PipelineParts parts,
   if (optional_bool(md, "tokenizer.ggml.add_eos_token").value_or(false) && parts.eos_id) {
     parts.affixes.suffix.push_back(*parts.eos_id);
   }
-  if (const auto* t = find(md, "tokenizer.chat_template"); t != nullptr && t->is_string()) {
-    parts.chat_template = t->get<std::string>();
+  // llama.cpp's converter writes a list-form template as tokenizer.chat_template (the
+  // default) plus tokenizer.chat_template.<name> for the others.
+  const std::string prefix = "tokenizer.chat_template";
+  const auto& keys = md.get_ref<const nlohmann::json::object_t&>();
+  for (auto it = keys.lower_bound(prefix); it != keys.end() && it->first.starts_with(prefix);
+       ++it) {
+    const auto& [key, value] = *it;
+    if (!value.is_string()) continue;
+    if (key == prefix) {
+      parts.chat_templates["default"] = value.get<std::string>();
+    } else if (key[prefix.size()] == '.') {
+      parts.chat_templates[key.substr(prefix.size() + 1)] = value.get<std::string>();
+    }
   }
   return std::make_unique<PipelineTokenizer>(std::move(parts));
 }

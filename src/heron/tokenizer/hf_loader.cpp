@@ -62,20 +62,17 @@ std::optional<std::string> config_token(const nlohmann::json& cfg, const char* k
   throw Error(std::string("tokenizer_config.json: '") + key + "' must be a string or an object");
 }
 
-std::string config_chat_template(const nlohmann::json& cfg) {
+std::map<std::string, std::string> config_chat_templates(const nlohmann::json& cfg) {
   const auto it = cfg.find("chat_template");
   if (it == cfg.end() || it->is_null()) return {};
-  if (it->is_string()) return it->get<std::string>();
+  if (it->is_string()) return {{"default", it->get<std::string>()}};
   if (it->is_array()) {
-    // Named templates: prefer "default", else the first.
-    std::string first;
+    std::map<std::string, std::string> named;
     for (const auto& t : *it) {
-      const std::string name = json_string(t, "name", "chat_template entry");
-      const std::string body = json_string(t, "template", "chat_template entry");
-      if (name == "default") return body;
-      if (first.empty()) first = body;
+      named[json_string(t, "name", "chat_template entry")] =
+          json_string(t, "template", "chat_template entry");
     }
-    return first;
+    return named;
   }
   throw Error("tokenizer_config.json: 'chat_template' must be a string or a list");
 }
@@ -115,7 +112,7 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json&
         parts.affixes.suffix.push_back(parts.eos_id.value());
       }
     }
-    parts.chat_template = config_chat_template(cfg);
+    parts.chat_templates = config_chat_templates(cfg);
   }
   return std::make_unique<PipelineTokenizer>(std::move(parts));
 }

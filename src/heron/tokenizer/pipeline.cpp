@@ -8,6 +8,12 @@
 
 namespace heron::tokenizer {
 
+const std::string& Tokenizer::chat_template() const {
+  static const std::string none;
+  const auto it = chat_templates_.find("default");
+  return it == chat_templates_.end() ? none : it->second;
+}
+
 PipelineTokenizer::PipelineTokenizer(PipelineParts parts)
     : normalizer_(std::move(parts.normalizer)),
       pre_tokenizer_(std::move(parts.pre_tokenizer)),
@@ -17,7 +23,7 @@ PipelineTokenizer::PipelineTokenizer(PipelineParts parts)
   if (!model_) throw Error("tokenizer: no model");
   bos_id_ = parts.bos_id;
   eos_id_ = parts.eos_id;
-  chat_template_ = std::move(parts.chat_template);
+  chat_templates_ = std::move(parts.chat_templates);
   spell_pieces_ = pre_tokenizer_ && pre_tokenizer_->byte_level() && !model_->byte_level();
 
   int32_t limit = model_->id_limit();

@@ -2,6 +2,7 @@
 // The tokenizer.json pipeline: repair UTF-8 -> added tokens -> normalizer ->
 // pre-tokenizer -> model (BPE, WordPiece or Unigram) -> post-processor affixes; decoding
 // runs the decoder chain. Loaders (tokenizer.json, GGUF) only assemble the parts.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,7 +26,7 @@ struct PipelineParts {
   SpecialAffixes affixes;
   Decoder decoder;
   std::optional<int32_t> bos_id, eos_id;
-  std::string chat_template;
+  std::map<std::string, std::string> chat_templates;  // by name; a single one is "default"
 };
 
 class PipelineTokenizer final : public Tokenizer {

@@ -11,6 +11,7 @@
 // - All methods are const and safe to call from several threads at once.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -67,11 +68,16 @@ class Tokenizer {
 
   std::optional<int32_t> bos_id() const { return bos_id_; }
   std::optional<int32_t> eos_id() const { return eos_id_; }
-  const std::string& chat_template() const { return chat_template_; }
+  // Chat templates by name, as transformers keeps them: tokenizer_config.json's string
+  // (or chat_template.jinja) is "default"; its list form and GGUF's
+  // tokenizer.chat_template.<name> keys add others ("tool_use", "rag", ...).
+  const std::map<std::string, std::string>& chat_templates() const { return chat_templates_; }
+  // The "default" template, or empty.
+  const std::string& chat_template() const;
 
  protected:
   std::optional<int32_t> bos_id_, eos_id_;
-  std::string chat_template_;
+  std::map<std::string, std::string> chat_templates_;
 };
 
 // Fed one id at a time, returns text as soon as no later id can change it, so that the
