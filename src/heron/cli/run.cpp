@@ -89,7 +89,7 @@ int run_run(const std::vector<std::string>& argv) {
   const bool piped = !isatty(STDIN_FILENO);
   if (piped) {
     std::string in(std::istreambuf_iterator<char>(std::cin), {});
-    prompt = prompt.empty() ? in : in + " " + prompt;
+    if (!in.empty()) prompt = prompt.empty() ? in : in + " " + prompt;
     s.word_wrap = false;
   }
   const ApiClient client = connect_or_start_server();
