@@ -45,11 +45,12 @@ def table(stdout):
 
 
 def ollama_human_bytes(b):
-    """Ollama's format.HumanBytes (decimal units), as in its Go source."""
+    """Ollama's format.HumanBytes: decimal units, one decimal below 100 unless whole
+    (its format/bytes_test.go: 1500 -> "1.5 KB", 10500 -> "10.5 KB", 999999 -> "999 KB")."""
     for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")):
         if b >= scale:
             v = b / scale
-            if v >= 10 or v == int(v):
+            if v >= 100 or v == int(v):
                 return f"{int(v)} {unit}"
             return f"{v:.1f} {unit}"
     return f"{b} B"

@@ -56,8 +56,8 @@ ApiClient::ApiClient(HostAddress address) : address_(std::move(address)) {}
 
 bool ApiClient::reachable(int timeout_ms) const {
   httplib::Client c(address_.host, address_.port);
-  c.set_connection_timeout(0, timeout_ms * 1000);
-  c.set_read_timeout(0, timeout_ms * 1000);
+  c.set_connection_timeout(std::chrono::milliseconds(timeout_ms));
+  c.set_read_timeout(std::chrono::milliseconds(timeout_ms));
   auto res = c.Get("/");
   return res && res->status == 200;
 }

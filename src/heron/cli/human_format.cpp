@@ -17,7 +17,7 @@ std::string human_bytes(int64_t b) {
     if (static_cast<double>(b) < u.scale) continue;
     const double v = static_cast<double>(b) / u.scale;
     char buf[32];
-    if (v >= 10 || v == std::trunc(v)) {
+    if (v >= 100 || v == std::trunc(v)) {
       std::snprintf(buf, sizeof buf, "%d %s", static_cast<int>(v), u.unit);
     } else {
       std::snprintf(buf, sizeof buf, "%.1f %s", v, u.unit);
@@ -45,14 +45,16 @@ std::string human_duration(std::chrono::nanoseconds d) {
   if (hours < 24 * 7 * 2) return std::to_string(hours / 24) + " days";
   if (hours < 24 * 30 * 2) return std::to_string(hours / 24 / 7) + " weeks";
   if (hours < 24 * 365 * 2) return std::to_string(hours / 24 / 30) + " months";
-  return std::to_string(static_cast<int64_t>(secs / 3600) / 24 / 365) + " years";
+  return std::to_string(hours / 24 / 365) + " years";
 }
 
 }  // namespace
 
 std::string human_time(SystemTime t, SystemTime now) {
   const auto delta = std::chrono::duration_cast<std::chrono::nanoseconds>(now - t);
-  if (delta < -std::chrono::hours(24 * 365 * 20)) return "Forever";
+  if (std::chrono::duration_cast<std::chrono::hours>(delta).count() / 24 / 365 < -20) {
+    return "Forever";
+  }
   if (delta < std::chrono::nanoseconds(0)) return human_duration(-delta) + " from now";
   return human_duration(delta) + " ago";
 }
@@ -60,11 +62,11 @@ std::string human_time(SystemTime t, SystemTime now) {
 namespace {
 
 // Go's fmtFrac + fmtInt: `v` in units of 10^-digits, trailing zeros dropped.
-std::string with_fraction(int64_t v, int digits) {
+std::string with_fraction(uint64_t v, int digits) {
   std::string frac;
   bool printed = false;
   for (int i = 0; i < digits; ++i) {
-    const int64_t d = v % 10;
+    const uint64_t d = v % 10;
     printed = printed || d != 0;
     if (printed) frac.insert(frac.begin(), static_cast<char>('0' + d));
     v /= 10;
@@ -77,14 +79,15 @@ std::string with_fraction(int64_t v, int digits) {
 std::string go_duration(int64_t ns) {
   if (ns == 0) return "0s";
   const std::string sign = ns < 0 ? "-" : "";
-  const int64_t u = ns < 0 ? -ns : ns;
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  const uint64_t u = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (u < 1000) return sign + std::to_string(u) + "ns";
   if (u < 1000000) return sign + with_fraction(u, 3) + "µs";
   if (u < 1000000000) return sign + with_fraction(u, 6) + "ms";
-  const int64_t whole_minutes = u / 60000000000;
+  const uint64_t whole_minutes = u / 60000000000;
   const std::string seconds = with_fraction(u % 60000000000, 9) + "s";
   if (whole_minutes == 0) return sign + seconds;
-  const int64_t hours = whole_minutes / 60;
+  const uint64_t hours = whole_minutes / 60;
   const std::string minutes = std::to_string(whole_minutes % 60) + "m" + seconds;
   return sign + (hours > 0 ? std::to_string(hours) + "h" : "") + minutes;
 }
