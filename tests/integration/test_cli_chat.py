@@ -12,7 +12,7 @@ import ollama
 import pytest
 
 OPTIONS = {"temperature": 0, "num_predict": 24}
-SYSTEM = "You are a geography teacher."
+SYSTEM = "You are a geography teacher in Zürich."  # non-ASCII: the line editor keeps UTF-8
 
 
 class Terminal:
