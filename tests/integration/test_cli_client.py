@@ -201,6 +201,11 @@ def test_unknown_model_gives_the_servers_message(cli, client):
         r = cli(*args)
         assert r.returncode == 1, args
         assert e.value.error in r.stderr and r.stdout == ""
+    # A request the server refuses (a prompt longer than num_ctx): its message, exit 1.
+    with pytest.raises(ollama.ResponseError) as e:
+        client.generate(model="default", prompt="hello " * 50, options={"num_ctx": 16})
+    r = cli("run", "default", "hello " * 50, "--options", '{"num_ctx": 16}')
+    assert r.returncode == 1 and e.value.error in r.stderr and r.stdout == ""
     r = cli("stop", "no-such-model")
     assert r.returncode == 1 and "couldn't find model 'no-such-model' to stop" in r.stderr
 

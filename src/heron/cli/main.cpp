@@ -41,7 +41,8 @@ void print_help() {
   for (const auto& [name, entry] : commands()) {
     std::cout << "  " << name << std::string(12 - name.size(), ' ') << entry.second << "\n";
   }
-  std::cout << "\nheron COMMAND --help shows a command's flags.\n";
+  std::cout << "\nheron COMMAND --help (or heron help COMMAND) shows a command's flags;\n"
+               "heron --version shows this client's version and the server's.\n";
 }
 
 }  // namespace
