@@ -11,5 +11,15 @@ int run_runner(const std::vector<std::string>& args);
 int run_serve(const std::vector<std::string>& args);
 int run_tokenize(const std::vector<std::string>& args);
 int run_detokenize(const std::vector<std::string>& args);
+// Clients of a running `heron serve` (Ollama's CLI).
+int run_run(const std::vector<std::string>& args);
+int run_list(const std::vector<std::string>& args);
+int run_show(const std::vector<std::string>& args);
+int run_ps(const std::vector<std::string>& args);
+int run_rm(const std::vector<std::string>& args);
+int run_cp(const std::vector<std::string>& args);
+int run_stop(const std::vector<std::string>& args);
+// Prints this client's version and, when a server answers, the server's.
+int print_version();
 
 }  // namespace heron::cli

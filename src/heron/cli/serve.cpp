@@ -11,6 +11,7 @@
 
 #include "heron/cli/args.h"
 #include "heron/cli/commands.h"
+#include "heron/cli/host.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
@@ -23,31 +24,6 @@ namespace heron::cli {
 namespace {
 
 const std::vector<FlagSpec> kFlags = {{"help", false, "show this help"}};
-
-struct Address {
-  std::string host;
-  int port;
-};
-
-// HERON_HOST: "host", "host:port" or "http://host:port"; default 127.0.0.1:11435.
-Address parse_host(std::string text) {
-  if (text.empty()) text = "127.0.0.1:11435";
-  if (auto p = text.find("://"); p != std::string::npos) text = text.substr(p + 3);
-  if (!text.empty() && text.back() == '/') text.pop_back();
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos) return {text, 11435};
-  Address a{text.substr(0, colon), 0};
-  try {
-    size_t used = 0;
-    a.port = std::stoi(text.substr(colon + 1), &used);
-    if (used != text.size() - colon - 1 || a.port < 0 || a.port > 65535)
-      throw std::out_of_range("");
-  } catch (const std::exception&) {
-    throw UsageError("$HERON_HOST has a bad port: '" + text + "'");
-  }
-  if (a.host.empty()) a.host = "127.0.0.1";
-  return a;
-}
 
 size_t env_size(const char* name, size_t fallback) {
   const char* v = std::getenv(name);
@@ -86,8 +62,7 @@ int run_serve(const std::vector<std::string>& argv) {
   if (!args.positional().empty()) {
     throw UsageError("unexpected argument '" + args.positional()[0] + "'");
   }
-  const char* host_env = std::getenv("HERON_HOST");
-  const Address address = parse_host(host_env ? host_env : "");
+  const HostAddress address = heron_host();
   server::KeepAlive keep_alive;
   try {
     keep_alive = server::default_keep_alive();
