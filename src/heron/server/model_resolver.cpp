@@ -2,6 +2,8 @@
 
 #include "heron/core/default_model.h"
 #include "heron/http/http_error.h"
+#include "heron/store/create.h"
+#include "heron/store/store.h"
 
 namespace heron::server {
 
@@ -39,6 +41,58 @@ std::vector<ResolvedModel> PathResolver::list() const {
   } catch (const Error&) {
     return {};
   }
+}
+
+ResolvedModel StoreResolver::resolve(const std::string& name) const {
+  if (name.empty()) throw http::bad_request("model is required");
+  if (std::filesystem::path(name).is_absolute()) return paths_.resolve(name);
+  store::ModelName parsed;
+  try {
+    parsed = store::ModelName::parse(name);
+  } catch (const Error& e) {
+    throw http::bad_request(e.what());
+  }
+  std::optional<store::Manifest> manifest;
+  nlohmann::json settings;
+  try {
+    manifest = store_.read_manifest(parsed);
+    if (manifest) settings = store::read_settings(store_, *manifest);
+  } catch (const Error& e) {
+    throw http::HttpError(500, "model '" + name + "' is damaged: " + e.what());
+  }
+  if (!manifest) {
+    if (is_default_name(name)) return paths_.resolve(name);
+    throw http::HttpError(404, "model '" + parsed.str() + "' not found");
+  }
+  ResolvedModel m{parsed.str(), store_.manifest_file(parsed)};
+  const auto s = store::ModelSettings::from_json(settings.value("settings", nlohmann::json()));
+  m.options = s.parameters;
+  m.chat_template = s.chat_template;
+  m.system = s.system;
+  for (const auto& msg : s.messages) m.messages.push_back({msg.role, msg.content});
+  return m;
+}
+
+std::vector<ResolvedModel> StoreResolver::list() const {
+  std::vector<ResolvedModel> out;
+  for (const auto& e : store_.list()) out.push_back({e.name.str(), store_.manifest_file(e.name)});
+  for (auto& m : paths_.list()) {
+    bool shadowed = false;
+    for (const auto& o : out) shadowed = shadowed || o.name == m.name;
+    if (!shadowed) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<chat::Message> with_model_messages(const ResolvedModel& model,
+                                               std::vector<chat::Message> messages) {
+  std::vector<chat::Message> out;
+  bool has_system = false;
+  for (const auto& m : messages) has_system = has_system || m.role == "system";
+  if (model.system && !has_system) out.push_back({"system", *model.system});
+  out.insert(out.end(), model.messages.begin(), model.messages.end());
+  out.insert(out.end(), messages.begin(), messages.end());
+  return out;
 }
 
 }  // namespace heron::server

@@ -2,8 +2,6 @@
 
 #include <httplib.h>
 
-#include <filesystem>
-
 #include "heron/core/version.h"
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
@@ -129,7 +127,8 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
     std::vector<chat::Message> messages;
     if (system) messages.push_back({"system", *system});
     messages.push_back({"user", prompt});
-    text = render_chat(lease->status().value("chat_template", ""), messages);
+    text = render_chat(r.model.chat_template.value_or(lease->status().value("chat_template", "")),
+                       with_model_messages(r.model, std::move(messages)));
   }
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Generate);
@@ -145,44 +144,11 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   auto r = parse_ollama_request(body, ctx);
   if (messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), messages);
+  auto text =
+      render_chat(r.model.chat_template.value_or(lease->status().value("chat_template", "")),
+                  with_model_messages(r.model, std::move(messages)));
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Chat);
-}
-
-json model_entry(const ResolvedModel& m) {
-  std::error_code ec;
-  const bool dir = std::filesystem::is_directory(m.path, ec);
-  uintmax_t size = 0;
-  if (dir) {
-    for (const auto& f : std::filesystem::directory_iterator(m.path, ec)) {
-      if (f.is_regular_file(ec)) size += f.file_size(ec);
-    }
-  } else {
-    size = std::filesystem::file_size(m.path, ec);
-  }
-  return {{"name", m.name},
-          {"model", m.name},
-          {"modified_at", rfc3339_now()},
-          {"size", size},
-          {"digest", ""},
-          {"details", {{"format", dir ? "safetensors" : "gguf"}, {"family", ""}}}};
-}
-
-void show(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
-  auto body = http::parse_body(req.body);
-  auto name = http::get_string(body, "model", "model");
-  if (!name) name = http::get_string(body, "name", "name");
-  if (!name) throw http::bad_request("model is required");
-  auto m = ctx.resolver.resolve(*name);
-  auto entry = model_entry(m);
-  http::send_json(res, {{"modelfile", "FROM " + m.path.string() + "\n"},
-                        {"parameters", ""},
-                        {"template", ""},
-                        {"details", entry["details"]},
-                        {"model_info", json::object()},
-                        {"capabilities", {"completion"}},
-                        {"modified_at", entry["modified_at"]}});
 }
 
 }  // namespace
@@ -194,13 +160,6 @@ void install_ollama_routes(httplib::Server& server, ServerContext& ctx) {
   };
   server.Post("/api/generate", bind(generate));
   server.Post("/api/chat", bind(chat_handler));
-  server.Post("/api/show", bind(show));
-  server.Get("/api/tags",
-             bind([](const httplib::Request&, httplib::Response& res, ServerContext& c) {
-               auto models = json::array();
-               for (const auto& m : c.resolver.list()) models.push_back(model_entry(m));
-               http::send_json(res, {{"models", models}});
-             }));
   server.Get("/api/ps", bind([](const httplib::Request&, httplib::Response& res, ServerContext& c) {
                http::send_json(res, c.pool.ps());
              }));
