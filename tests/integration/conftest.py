@@ -86,7 +86,8 @@ def serve(heron_bin, tmp_path_factory):
     """One `heron serve` on a free port for the whole session; stopped (with its runners) at the end."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m")
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m",
+               HERON_MODELS=str(tmp_path_factory.mktemp("models")))
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
