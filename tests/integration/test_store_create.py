@@ -224,7 +224,7 @@ def test_create_errors(create, store, default_model, modelfile, flags, message):
 def test_bad_names_are_refused(create, store, name):
     r = create(name, f"FROM {MODELS / 'tiny-llama'}\n")
     assert r.returncode == 1 and "invalid model name" in r.stderr, r.stderr
-    assert not list((store / "manifests").rglob("*")) if (store / "manifests").exists() else True
+    assert not store.exists() or not list((store / "manifests").rglob("*"))
 
 
 def test_sigkill_leaves_no_manifest_and_next_start_cleans(heron_bin, create, store, tmp_path,
@@ -317,14 +317,12 @@ def test_ollama_client_create_list_show_copy_delete(store_serve, store):
 
 def test_model_parameters_are_defaults_requests_override(store_serve):
     c = store_serve
-    modelfile = "PARAMETER num_predict 3\nPARAMETER temperature 0\n"
     c.create(model="short", from_=str(MODELS / "tiny-llama"), parameters={"num_predict": 3,
                                                                             "temperature": 0})
     r = c.generate(model="short", prompt="hello there", raw=True)
     assert r.eval_count == 3
     r = c.generate(model="short", prompt="hello there", raw=True, options={"num_predict": 5})
     assert r.eval_count == 5
-    assert modelfile  # the JSON form and a Modelfile set the same defaults
     with pytest.raises(ollama.ResponseError) as e:
         c.create(model="x", from_=str(MODELS / "tiny-llama"), parameters={"top_k": "many"})
     assert e.value.status_code == 400 and "top_k" in str(e.value)
@@ -337,3 +335,43 @@ def test_create_over_http_reports_errors(store_serve):
     with pytest.raises(ollama.ResponseError) as e:
         store_serve.create(model="x")
     assert e.value.status_code == 400 and "from" in str(e.value)
+
+
+def post(client, path, body):
+    req = urllib.request.Request(client.url + path, data=json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(req) as r:
+        return [json.loads(line) for line in r.read().decode().splitlines()]
+
+
+def test_modelfile_field_system_and_messages_shape_the_prompt(store_serve):
+    c = store_serve
+    lines = post(c, "/api/create", {"model": "sys", "modelfile":
+                                    f"FROM {MODELS / 'tiny-llama'}\nSYSTEM be brief\n"
+                                    "MESSAGE user hi\nMESSAGE assistant hello\n"})
+    assert lines[-1] == {"status": "success"}
+    ask = [{"role": "user", "content": "what?"}]
+    opts = {"num_predict": 1}
+    with_model = c.chat(model="sys", messages=ask, options=opts)
+    explicit = c.chat(model=str(MODELS / "tiny-llama"), options=opts, messages=[
+        {"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"}, *ask])
+    plain = c.chat(model=str(MODELS / "tiny-llama"), messages=ask, options=opts)
+    assert with_model.prompt_eval_count == explicit.prompt_eval_count > plain.prompt_eval_count
+    # A request's own system message replaces the model's SYSTEM.
+    own = c.chat(model="sys", options=opts, messages=[{"role": "system", "content": "x"}, *ask])
+    assert own.prompt_eval_count < with_model.prompt_eval_count
+
+
+def test_concurrent_creates_share_blobs(heron_bin, store, tmp_path):
+    mf = tmp_path / "Modelfile"
+    mf.write_text(f"FROM {MODELS / 'tiny-llama'}\n")
+    env = dict(os.environ, HERON_MODELS=str(store))
+    procs = [subprocess.Popen([str(heron_bin), "create", f"m{i}", "-f", str(mf), "--quantize",
+                               "int4"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for i in range(4)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    digests = {json.dumps(manifest(store, f"m{i}")["layers"]) for i in range(4)}
+    assert len(digests) == 1
+    assert list((store / "tmp").iterdir()) == []
+    assert len(list((store / "blobs").iterdir())) == len(manifest(store, "m0")["layers"]) + 1

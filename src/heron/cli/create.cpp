@@ -28,7 +28,9 @@ const std::vector<FlagSpec> kFlags = {
 
 std::atomic<bool> g_cancel{false};
 
-void on_interrupt(int) { g_cancel.store(true); }
+void on_interrupt(int) {
+  g_cancel.store(true);
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -68,7 +70,8 @@ int run_create(const std::vector<std::string>& argv) {
     worker
         .submit([&] {
           store::Store store(store::Store::default_root());
-          store::create_model(store, req, [&](const store::Progress& p) { view(p); }, &g_cancel);
+          store::create_model(
+              store, req, [&](const store::Progress& p) { view(p); }, &g_cancel);
         })
         .get();
   } catch (...) {

@@ -17,7 +17,9 @@ Sha256::Sha256() : state_(std::make_unique<State>()) {
   }
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(state_->ctx); }
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(state_->ctx);
+}
 
 void Sha256::update(const void* data, size_t size) {
   if (EVP_DigestUpdate(state_->ctx, data, size) != 1) throw Error("sha256: update failed");

@@ -44,7 +44,7 @@ struct ModelConfig {
   bool attention_bias = false;
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;
-  int quant_group_size = 32;  // for quantized weights
+  int quant_group_size = 32;          // for quantized weights
   std::string quant_mode = "affine";  // affine, mxfp4, mxfp8, nvfp4 (MLX's modes)
   // Per-layer overrides from an mlx-lm "quantization" section: module path -> scheme.
   std::map<std::string, QuantScheme> quant_layers;

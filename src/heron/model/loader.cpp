@@ -60,7 +60,8 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
   LoadedModel loaded{files.source, build_model(config, weights), nullptr};
   if (!options.load_tokenizer) return loaded;
   if (files.dir) {
-    if (files.find("tokenizer.json")) loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(*files.dir);
+    if (files.find("tokenizer.json"))
+      loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(*files.dir);
   } else if (const auto* tj = files.find("tokenizer.json")) {
     std::optional<fs::path> tc;
     if (const auto* f = files.find("tokenizer_config.json")) tc = *f;

@@ -220,7 +220,9 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   }
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), msgs);
+  auto text =
+      render_chat(r.model.chat_template.value_or(lease->status().value("chat_template", "")),
+                  with_model_messages(r.model, std::move(msgs)));
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r, true);
 }
 

@@ -46,8 +46,8 @@ store::CreateRequest parse_create(const json& body) {
     // A Modelfile without FROM is fine when the JSON gives "from" (which wins anyway).
     const auto from = http::get_string(body, "from", "from");
     try {
-      req.modelfile = store::parse_modelfile(from ? "FROM " + *from + "\n" + *text : *text,
-                                             "modelfile");
+      req.modelfile =
+          store::parse_modelfile(from ? "FROM " + *from + "\n" + *text : *text, "modelfile");
     } catch (const Error& e) {
       throw http::bad_request(e.what());
     }
@@ -80,7 +80,8 @@ store::CreateRequest parse_create(const json& body) {
       if (!store::is_message_role(role)) {
         throw http::bad_request(at + ".role must be system, user or assistant");
       }
-      s.messages.push_back({role, http::get_string((*m)[i], "content", at + ".content").value_or("")});
+      s.messages.push_back(
+          {role, http::get_string((*m)[i], "content", at + ".content").value_or("")});
     }
   }
   for (const char* unsupported : {"files", "adapters"}) {
@@ -149,18 +150,17 @@ void create(const httplib::Request& req, httplib::Response& res, ServerContext& 
     http::send_json(res, last);
     return;
   }
-  res.set_chunked_content_provider(
-      "application/x-ndjson", [job](size_t, httplib::DataSink& sink) {
-        while (auto line = job->lines.pop()) {
-          const std::string text = http::dump(*line) + "\n";
-          if (!sink.write(text.data(), text.size())) {
-            job->cancel.store(true);  // the client left: stop between tensors
-            return false;
-          }
-        }
-        sink.done();
-        return true;
-      });
+  res.set_chunked_content_provider("application/x-ndjson", [job](size_t, httplib::DataSink& sink) {
+    while (auto line = job->lines.pop()) {
+      const std::string text = http::dump(*line) + "\n";
+      if (!sink.write(text.data(), text.size())) {
+        job->cancel.store(true);  // the client left: stop between tensors
+        return false;
+      }
+    }
+    sink.done();
+    return true;
+  });
 }
 
 void remove_model(const httplib::Request& req, httplib::Response& res, ServerContext& ctx,
@@ -213,9 +213,12 @@ json tags_entry(const store::Store& st, const ResolvedModel& r) {
   if (auto s = stored(st, r.name)) {
     uint64_t size = 0;
     for (const auto& l : s->manifest.files) size += l.size;
-    return {{"name", r.name},      {"model", r.name},
-            {"modified_at", s->modified_at}, {"size", size},
-            {"digest", s->digest}, {"details", s->settings.value("details", json::object())}};
+    return {{"name", r.name},
+            {"model", r.name},
+            {"modified_at", s->modified_at},
+            {"size", size},
+            {"digest", s->digest},
+            {"details", s->settings.value("details", json::object())}};
   }
   std::error_code ec;
   const bool dir = fs::is_directory(r.path, ec);
@@ -277,7 +280,8 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
               {"modified_at", s->modified_at}};
   if (s->settings.contains("draft")) out["draft"] = s->settings["draft"];
   json messages = json::array();
-  for (const auto& m : settings.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : settings.messages)
+    messages.push_back({{"role", m.role}, {"content", m.content}});
   if (!messages.empty()) out["messages"] = messages;
   http::send_json(res, out);
 }
@@ -285,22 +289,23 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
 }  // namespace
 
 void install_store_routes(httplib::Server& server, ServerContext& ctx, const store::Store& st) {
-  using Fn = void (*)(const httplib::Request&, httplib::Response&, ServerContext&,
-                      const store::Store&);
+  using Fn =
+      void (*)(const httplib::Request&, httplib::Response&, ServerContext&, const store::Store&);
   auto bind = [&ctx, &st](Fn f) {
-    return http::guarded(
-        [&ctx, &st, f](const httplib::Request& req, httplib::Response& res) { f(req, res, ctx, st); });
+    return http::guarded([&ctx, &st, f](const httplib::Request& req, httplib::Response& res) {
+      f(req, res, ctx, st);
+    });
   };
   server.Post("/api/create", bind(create));
   server.Delete("/api/delete", bind(remove_model));
   server.Post("/api/copy", bind(copy_model));
   server.Post("/api/show", bind(show));
-  server.Get("/api/tags", bind([](const httplib::Request&, httplib::Response& res,
-                                  ServerContext& c, const store::Store& s) {
-    auto models = json::array();
-    for (const auto& m : c.resolver.list()) models.push_back(tags_entry(s, m));
-    http::send_json(res, {{"models", models}});
-  }));
+  server.Get("/api/tags", bind([](const httplib::Request&, httplib::Response& res, ServerContext& c,
+                                  const store::Store& s) {
+               auto models = json::array();
+               for (const auto& m : c.resolver.list()) models.push_back(tags_entry(s, m));
+               http::send_json(res, {{"models", models}});
+             }));
 }
 
 }  // namespace heron::server

@@ -6,8 +6,8 @@
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
-#include "heron/io/gguf.h"
 #include "heron/io/ggml_types.h"
+#include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/store/model_files.h"
 #include "heron/store/quantize_plan.h"
@@ -46,9 +46,9 @@ json read_json(const fs::path& p) {
 struct Source {
   enum Kind { HfDir, Gguf, StoreModel } kind;
   std::string text;
-  ModelFiles files;                 // HfDir and StoreModel
+  ModelFiles files;                  // HfDir and StoreModel
   std::optional<Manifest> manifest;  // StoreModel
-  fs::path gguf;                    // Gguf
+  fs::path gguf;                     // Gguf
 };
 
 bool is_gguf_file(const fs::path& p) {
@@ -87,8 +87,8 @@ Source resolve_source(const std::string& text, const fs::path& base, const Store
   }
   if (name) {
     if (auto m = store.read_manifest(*name)) {
-      return {Source::StoreModel, text, files_of_manifest(store, *m, "model " + name->str()), m,
-              {}};
+      return {
+          Source::StoreModel, text, files_of_manifest(store, *m, "model " + name->str()), m, {}};
     }
   }
   throw Error(std::string(what) + " " + text + ": no such file, directory or model");
@@ -117,8 +117,8 @@ std::string dtype_label(mx::Dtype d) {
 // The result of importing one model: its layers and what /api/show reports.
 struct Imported {
   std::vector<Layer> layers;
-  json details;       // format, family, parameter_size, quantization_level
-  json model_info;    // a few config values under Ollama's general.* / <arch>.* keys
+  json details;     // format, family, parameter_size, quantization_level
+  json model_info;  // a few config values under Ollama's general.* / <arch>.* keys
 };
 
 class Creator {
@@ -126,8 +126,7 @@ class Creator {
   Creator(const Store& store, const ProgressFn& progress, const std::atomic<bool>* cancel)
       : store_(store), progress_(progress), cancel_(cancel) {}
 
-  Imported import(const Source& src, const std::optional<QuantType>& q,
-                  const std::string& prefix) {
+  Imported import(const Source& src, const std::optional<QuantType>& q, const std::string& prefix) {
     if (src.kind == Source::Gguf) return import_gguf(src, q, prefix);
     const auto* weights = src.files.find("model.gguf");
     if (src.kind == Source::StoreModel && weights) {
@@ -157,9 +156,12 @@ class Creator {
       quantized = quantized || io::ggml_type_quantized(t.type);
     }
     if (q && quantized) {
-      throw Error("FROM " + src.text + " is already quantized; it is stored as it is (drop --quantize)");
+      throw Error("FROM " + src.text +
+                  " is already quantized; it is stored as it is (drop --quantize)");
     }
-    if (q) throw Error("FROM " + src.text + ": quantizing a GGUF file is not supported; use a safetensors directory");
+    if (q)
+      throw Error("FROM " + src.text +
+                  ": quantizing a GGUF file is not supported; use a safetensors directory");
     std::string level;
     uint64_t most = 0;
     for (const auto& [type, n] : by_type) {
@@ -169,8 +171,11 @@ class Creator {
     status("copying " + src.gguf.filename().string());
     out.layers.push_back(copy_file(src.gguf, prefix.empty() ? "model.gguf" : "draft.gguf"));
     const std::string arch = header.metadata.value("general.architecture", "");
-    out.details = {{"format", "gguf"}, {"family", arch}, {"families", {arch}},
-                   {"parameter_size", size_label(params)}, {"quantization_level", level}};
+    out.details = {{"format", "gguf"},
+                   {"family", arch},
+                   {"families", {arch}},
+                   {"parameter_size", size_label(params)},
+                   {"quantization_level", level}};
     out.model_info = {{"general.architecture", arch}, {"general.parameter_count", params}};
     for (const char* k : {"context_length", "embedding_length", "block_count"}) {
       const std::string key = arch + "." + k;
@@ -224,25 +229,27 @@ class Creator {
     const uint64_t total = tensor_bytes(out_tensors);
     const size_t count = out_tensors.size();
     const std::string what = q ? "quantizing to " + q->label : "writing tensors";
-    out.layers.push_back(write_safetensors(
-        store_, std::move(out_tensors), {{"format", "mlx"}},
-        prefix.empty() ? "model.safetensors" : "draft.safetensors",
-        [&](size_t done, uint64_t bytes) {
-          check_cancel(cancel_);
-          if (progress_) progress_({what, bytes, total, done, count});
-        }));
+    out.layers.push_back(
+        write_safetensors(store_, std::move(out_tensors), {{"format", "mlx"}},
+                          prefix.empty() ? "model.safetensors" : "draft.safetensors",
+                          [&](size_t done, uint64_t bytes) {
+                            check_cancel(cancel_);
+                            if (progress_) progress_({what, bytes, total, done, count});
+                          }));
     out.layers.push_back(store_.write_blob(config.dump(2), prefix + "config.json"));
     if (prefix.empty()) copy_support_files(files, out.layers);
     std::string level = q ? q->label : dtype_label(float_type.value_or(mx::float32));
     if (already) {
       const auto& qc = config["quantization"];
-      level = qc.value("mode", "affine") == "affine"
-                  ? "int" + std::to_string(qc.value("bits", 0))
-                  : qc.value("mode", "");
+      level = qc.value("mode", "affine") == "affine" ? "int" + std::to_string(qc.value("bits", 0))
+                                                     : qc.value("mode", "");
     }
     const std::string family = config.value("model_type", "");
-    out.details = {{"format", "safetensors"}, {"family", family}, {"families", {family}},
-                   {"parameter_size", size_label(params)}, {"quantization_level", level}};
+    out.details = {{"format", "safetensors"},
+                   {"family", family},
+                   {"families", {family}},
+                   {"parameter_size", size_label(params)},
+                   {"quantization_level", level}};
     out.model_info = {{"general.architecture", family}, {"general.parameter_count", params}};
     for (const auto& [hf, ollama] : std::vector<std::pair<std::string, std::string>>{
              {"max_position_embeddings", "context_length"},
@@ -330,7 +337,9 @@ ModelSettings merge_settings(ModelSettings base, const ModelSettings& over) {
   return base;
 }
 
-bool is_draft_layer(const Layer& l) { return l.name.rfind("draft.", 0) == 0; }
+bool is_draft_layer(const Layer& l) {
+  return l.name.rfind("draft.", 0) == 0;
+}
 
 }  // namespace
 
@@ -342,8 +351,10 @@ json read_settings(const Store& store, const Manifest& m) {
   }
 }
 
-void create_model(const Store& store, const CreateRequest& req, const ProgressFn& progress,
-                  const std::atomic<bool>* cancel) {
+namespace {
+
+void create_locked(const Store& store, const CreateRequest& req, const ProgressFn& progress,
+                   const std::atomic<bool>* cancel) {
   const auto name = ModelName::parse(req.name);
   const auto& mf = req.modelfile;
   if (mf.from.empty()) throw Error("no FROM: say which model to start from");
@@ -352,7 +363,6 @@ void create_model(const Store& store, const CreateRequest& req, const ProgressFn
   if (req.quantize) q = QuantType::parse(*req.quantize);
   if (req.draft_quantize) dq = QuantType::parse(*req.draft_quantize);
 
-  WriterLock lock(store);
   Creator creator(store, progress, cancel);
   creator.status("parsing modelfile");
   const Source from = resolve_source(mf.from, req.base_dir, store, "FROM");
@@ -373,7 +383,9 @@ void create_model(const Store& store, const CreateRequest& req, const ProgressFn
   } else {
     auto imported = creator.import(from, q, "");
     manifest.files = imported.layers;
-    settings["from"] = from.kind == Source::StoreModel ? read_settings(store, *from.manifest).value("from", from.text) : from.text;
+    settings["from"] = from.kind == Source::StoreModel
+                           ? read_settings(store, *from.manifest).value("from", from.text)
+                           : from.text;
     settings["format"] = imported.details["format"];
     settings["details"] = imported.details;
     settings["model_info"] = imported.model_info;
@@ -393,7 +405,19 @@ void create_model(const Store& store, const CreateRequest& req, const ProgressFn
   creator.status("writing manifest");
   manifest.settings = store.write_blob(settings.dump(2));
   store.write_manifest(name, manifest);
-  creator.status("success");
+}
+
+}  // namespace
+
+void create_model(const Store& store, const CreateRequest& req, const ProgressFn& progress,
+                  const std::atomic<bool>* cancel) {
+  {
+    WriterLock lock(store);
+    create_locked(store, req, progress, cancel);
+  }
+  // Blobs of a model this one replaced go now (unless another create is running).
+  store.collect_garbage();
+  if (progress) progress({"success"});
 }
 
 }  // namespace heron::store

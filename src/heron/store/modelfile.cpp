@@ -14,10 +14,18 @@ using nlohmann::json;
 
 // Options a model may default: every sampling and context option of GenerationParams.
 const std::vector<std::string>& parameter_names() {
-  static const std::vector<std::string> names = {
-      "temperature",      "top_k",          "top_p",       "min_p",   "repeat_penalty",
-      "repeat_last_n",    "presence_penalty", "frequency_penalty", "seed", "num_predict",
-      "num_ctx",          "stop"};
+  static const std::vector<std::string> names = {"temperature",
+                                                 "top_k",
+                                                 "top_p",
+                                                 "min_p",
+                                                 "repeat_penalty",
+                                                 "repeat_last_n",
+                                                 "presence_penalty",
+                                                 "frequency_penalty",
+                                                 "seed",
+                                                 "num_predict",
+                                                 "num_ctx",
+                                                 "stop"};
   return names;
 }
 
@@ -115,6 +123,13 @@ std::pair<std::string, std::string> split_word(const std::string& s) {
   return {s.substr(0, sp), trim(s.substr(sp))};
 }
 
+void check_parameter_name(const std::string& name) {
+  const auto& names = parameter_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw Error("unknown parameter '" + name + "'");
+  }
+}
+
 }  // namespace
 
 bool is_message_role(const std::string& role) {
@@ -122,10 +137,7 @@ bool is_message_role(const std::string& role) {
 }
 
 void add_parameter(json& parameters, const std::string& name, const json& value) {
-  const auto& names = parameter_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw Error("unknown parameter '" + name + "'");
-  }
+  check_parameter_name(name);
   api::GenerationParams check;
   api::read_ollama_options(json{{name, value}}, "parameter ", check);
   if (name == "stop") {
@@ -137,6 +149,7 @@ void add_parameter(json& parameters, const std::string& name, const json& value)
 }
 
 void add_parameter_text(json& parameters, const std::string& name, const std::string& text) {
+  check_parameter_name(name);
   if (name == "stop") return add_parameter(parameters, name, text);
   json value;
   try {
@@ -199,7 +212,8 @@ Modelfile parse_modelfile(const std::string& text, const std::string& source) {
 
 json ModelSettings::to_json() const {
   json messages_json = json::array();
-  for (const auto& m : messages) messages_json.push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : messages)
+    messages_json.push_back({{"role", m.role}, {"content", m.content}});
   json j = {{"parameters", parameters}, {"messages", messages_json}, {"licenses", licenses}};
   if (chat_template) j["template"] = *chat_template;
   if (system) j["system"] = *system;

@@ -15,19 +15,32 @@ namespace {
 
 std::string dtype_name(mx::Dtype d) {
   switch (d) {
-    case mx::float32: return "F32";
-    case mx::float16: return "F16";
-    case mx::bfloat16: return "BF16";
-    case mx::uint32: return "U32";
-    case mx::uint16: return "U16";
-    case mx::uint8: return "U8";
-    case mx::uint64: return "U64";
-    case mx::int32: return "I32";
-    case mx::int16: return "I16";
-    case mx::int8: return "I8";
-    case mx::int64: return "I64";
-    case mx::bool_: return "BOOL";
-    default: throw Error("cannot store a tensor of this dtype in safetensors");
+    case mx::float32:
+      return "F32";
+    case mx::float16:
+      return "F16";
+    case mx::bfloat16:
+      return "BF16";
+    case mx::uint32:
+      return "U32";
+    case mx::uint16:
+      return "U16";
+    case mx::uint8:
+      return "U8";
+    case mx::uint64:
+      return "U64";
+    case mx::int32:
+      return "I32";
+    case mx::int16:
+      return "I16";
+    case mx::int8:
+      return "I8";
+    case mx::int64:
+      return "I64";
+    case mx::bool_:
+      return "BOOL";
+    default:
+      throw Error("cannot store a tensor of this dtype in safetensors");
   }
 }
 

@@ -101,7 +101,8 @@ fs::path Store::default_root() {
 
 fs::path Store::blob_path(const std::string& digest) const {
   const fs::path p = root_ / "blobs" / ("sha256-" + digest_hex(digest));
-  if (!is_real_file(p)) throw Error("blob " + digest + " is missing from the store " + root_.string());
+  if (!is_real_file(p))
+    throw Error("blob " + digest + " is missing from the store " + root_.string());
   return p;
 }
 
@@ -146,14 +147,14 @@ std::optional<Manifest> Store::read_manifest(const ModelName& name) const {
 }
 
 void Store::write_manifest(const ModelName& name, const Manifest& m) const {
+  for (const auto& l : m.files) blob_path(l.digest);
+  blob_path(m.settings.digest);
   const fs::path rel = name.manifest_path();
   fs::path dir = root_;
   for (auto it = rel.begin(); std::next(it) != rel.end(); ++it) {
     dir /= *it;
     ensure_dir(dir);
   }
-  for (const auto& l : m.files) blob_path(l.digest);
-  blob_path(m.settings.digest);
   const std::string text = m.to_json().dump(2) + "\n";
   fs::path temp = tmp_dir() / "manifest-XXXXXX";
   std::string tmpl = temp.string();
@@ -253,7 +254,9 @@ WriterLock::WriterLock(const Store& store) : fd_(open_lock(store)) {
   }
 }
 
-WriterLock::~WriterLock() { ::close(fd_); }
+WriterLock::~WriterLock() {
+  ::close(fd_);
+}
 
 BlobWriter::BlobWriter(const Store& store) : store_(store) {
   std::string tmpl = (store.tmp_dir() / "blob-XXXXXX").string();

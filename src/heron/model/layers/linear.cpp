@@ -69,9 +69,9 @@ mx::array Embedding::operator()(const mx::array& ids) const {
   auto scales = mx::take(*t.scales_, ids, 0);
   std::optional<mx::array> biases;
   if (t.biases_) biases = mx::take(*t.biases_, ids, 0);
-  return mx::astype(mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits,
-                                   t.quant_.mode),
-                    dtype_);
+  return mx::astype(
+      mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits, t.quant_.mode),
+      dtype_);
 }
 
 }  // namespace heron::model
