@@ -375,3 +375,30 @@ def test_concurrent_creates_share_blobs(heron_bin, store, tmp_path):
     assert len(digests) == 1
     assert list((store / "tmp").iterdir()) == []
     assert len(list((store / "blobs").iterdir())) == len(manifest(store, "m0")["layers"]) + 1
+
+
+def test_mlx_lm_quantized_source_is_copied_not_requantized(create, store, store_serve, tmp_path):
+    from mlx_lm import convert
+
+    src = tmp_path / "mlx-q4"
+    convert(str(MODELS / "tiny-llama"), mlx_path=str(src), quantize=True, q_bits=4,
+            q_group_size=64)
+    r = create("conv", f"FROM {src}\n", "--quantize", "int8")
+    assert r.returncode == 1 and "already quantized" in r.stderr
+    r = create("conv", f"FROM {src}\n")
+    assert r.returncode == 0, r.stderr
+    ours = load_st(layer(store, "conv", "model.safetensors"))
+    theirs = mx.load(str(src / "model.safetensors"))
+    assert ours.keys() == theirs.keys()
+    assert all(mx.array_equal(ours[k], theirs[k]) for k in ours)
+    config = json.loads(layer(store, "conv", "config.json").read_text())
+    assert config["quantization"] == {"group_size": 64, "bits": 4, "mode": "affine"}
+    # mlx-lm keeps the template in chat_template.jinja; the store has it in tokenizer_config.
+    tc = json.loads(layer(store, "conv", "tokenizer_config.json").read_text())
+    assert tc["chat_template"] == (src / "chat_template.jinja").read_text()
+    prompt = "over the lazy dog"
+    text, ref_logprobs = mlx_lm_greedy(src, prompt, 10)
+    got = store_serve.generate(model="conv", prompt=prompt, raw=True, logprobs=True,
+                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 10})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)

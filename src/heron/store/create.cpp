@@ -221,6 +221,7 @@ class Creator {
       if (parts.size() > 2) out_tensors.push_back({prefix + layer + ".biases", parts[2]});
       if (!(*plan == *q)) quant[layer] = quant_entry(*plan);
     }
+    weights.clear();  // each source tensor is freed once its output is written
     if (q) {
       config["quantization"] = quant;
       config["quantization_config"] = quant;
