@@ -1,5 +1,7 @@
 #include "heron/store/name.h"
 
+#include <cctype>
+
 #include "heron/core/error.h"
 
 namespace heron::store {

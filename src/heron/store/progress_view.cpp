@@ -31,6 +31,9 @@ void ProgressView::operator()(const Progress& p) {
   const double rate = secs > 0 ? static_cast<double>(p.completed) / secs : 0;
   const double left = rate > 0 ? static_cast<double>(p.total - p.completed) / rate : 0;
   if (terminal_) {
+    // Redraw at most ten times a second (models have thousands of tensors).
+    if (bar_open_ && p.completed < p.total && now - drawn_ < std::chrono::milliseconds(100)) return;
+    drawn_ = now;
     constexpr int kWidth = 30;
     const int filled = static_cast<int>(frac * kWidth);
     std::string bar(static_cast<size_t>(filled), '=');

@@ -22,7 +22,7 @@ class ProgressView {
   std::string status_;
   int last_decile_ = -1;
   bool bar_open_ = false;
-  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point started_, drawn_;
 };
 
 }  // namespace heron::store
