@@ -402,3 +402,26 @@ def test_mlx_lm_quantized_source_is_copied_not_requantized(create, store, store_
                                options={"temperature": 0, "repeat_penalty": 1, "num_predict": 10})
     assert got.response == text
     assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+
+
+def test_client_leaving_cancels_a_create(store_serve, store, default_model):
+    import http.client
+    from urllib.parse import urlparse
+
+    u = urlparse(store_serve.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn.request("POST", "/api/create", body=json.dumps(
+        {"model": "gone", "from": str(default_model), "stream": True}))
+    resp = conn.getresponse()
+    assert resp.status == 200
+    while b"copying" not in resp.readline():
+        pass
+    conn.sock.close()  # leave mid-copy
+    conn.close()
+    deadline = time.time() + 30
+    while list((store / "tmp").iterdir()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert list((store / "tmp").iterdir()) == []
+    assert list((store / "blobs").iterdir()) == []  # stopped mid-copy, not after
+    assert not (store / "manifests" / "library" / "gone").exists()
+    assert "gone:latest" not in [m.model for m in store_serve.list().models]
