@@ -142,9 +142,11 @@ def store_serve(heron_bin, store, tmp_path):
         proc.kill()
 
 
-@pytest.mark.parametrize("quant", ["int4", "int8", "mxfp4"])
-def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, quant):
-    r = create("served", f"FROM {MODELS / 'tiny-llama'}\n", "--quantize", quant)
+@pytest.mark.parametrize("model,quant", [("tiny-llama", "int4"), ("tiny-llama", "int8"),
+                                         ("tiny-llama", "mxfp4"), ("tiny-qwen3", "int4"),
+                                         ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8")])
+def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
+    r = create("served", f"FROM {MODELS / model}\n", "--quantize", quant)
     assert r.returncode == 0, r.stderr
     prompt = "the quick brown fox"
     text, ref_logprobs = mlx_lm_greedy(as_hf_dir(store, "served", tmp_path / "hf"), prompt, 12)
