@@ -427,3 +427,17 @@ def test_client_leaving_cancels_a_create(store_serve, store, default_model):
     assert list((store / "blobs").iterdir()) == []  # stopped mid-copy, not after
     assert not (store / "manifests" / "library" / "gone").exists()
     assert "gone:latest" not in [m.model for m in store_serve.list().models]
+
+
+def test_openai_api_lists_store_models_and_applies_their_defaults(store_serve):
+    import openai
+
+    store_serve.create(model="oa", from_=str(MODELS / "tiny-llama"),
+                       parameters={"num_predict": 2})
+    client = openai.OpenAI(base_url=store_serve.url + "/v1", api_key="unused")
+    assert "oa:latest" in [m.id for m in client.models.list().data]
+    ask = [{"role": "user", "content": "hello"}]
+    r = client.chat.completions.create(model="oa", messages=ask)
+    assert r.usage.completion_tokens == 2 and r.choices[0].finish_reason == "length"
+    r = client.chat.completions.create(model="oa", messages=ask, max_tokens=4)
+    assert r.usage.completion_tokens == 4
