@@ -271,6 +271,11 @@ def test_digest_tampering_is_refused(create, store, run, store_serve):
     with pytest.raises(ollama.ResponseError) as e:
         store_serve.show("u")
     assert "does not match its digest" in str(e.value)
+    # Still listed, so it can be deleted.
+    assert {"t:latest", "u:latest"} <= {m.model for m in store_serve.list().models}
+    store_serve.delete("u")
+    store_serve.delete("t")  # even with a malformed manifest
+    assert not (store / "manifests" / "library").exists()
 
 
 def test_ollama_client_create_list_show_copy_delete(store_serve, store):

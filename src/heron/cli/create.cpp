@@ -47,8 +47,8 @@ int run_create(const std::vector<std::string>& argv) {
   for (const auto& a : argv) expanded.push_back(a == "-f" ? "--file" : a);
   Args args("create", kFlags, expanded);
   if (args.has("help")) {
-    std::cout << "usage: heron create NAME -f Modelfile [flags]\n\n"
-              << Args::usage("create", kFlags) << "\nenvironment: HERON_MODELS (~/.heron/models)\n";
+    std::cout << Args::usage("create", kFlags) << "\nNAME is [namespace/]name[:tag].\n"
+              << "\nenvironment: HERON_MODELS (~/.heron/models)\n";
     return 0;
   }
   if (args.positional().size() != 1) throw UsageError("give exactly one model NAME");

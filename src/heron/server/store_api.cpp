@@ -210,7 +210,15 @@ std::optional<StoredModel> stored(const store::Store& st, const std::string& nam
 }
 
 json tags_entry(const store::Store& st, const ResolvedModel& r) {
-  if (auto s = stored(st, r.name)) {
+  std::optional<StoredModel> s;
+  try {
+    s = stored(st, r.name);
+  } catch (const Error&) {
+    // A damaged model is still listed (so it can be deleted); /api/show says what is wrong.
+    return {{"name", r.name}, {"model", r.name}, {"modified_at", rfc3339_now()},
+            {"size", 0},      {"digest", ""},    {"details", json::object()}};
+  }
+  if (s) {
     uint64_t size = 0;
     for (const auto& l : s->manifest.files) size += l.size;
     return {{"name", r.name},

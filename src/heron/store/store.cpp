@@ -128,20 +128,26 @@ fs::path Store::manifest_file(const ModelName& name) const {
   return root_ / name.manifest_path();
 }
 
-std::optional<Manifest> Store::read_manifest(const ModelName& name) const {
+std::optional<fs::path> Store::existing_manifest(const ModelName& name) const {
   const fs::path rel = name.manifest_path();
-  fs::path dir = root_;
+  fs::path path = root_;
   for (auto it = rel.begin(); it != rel.end(); ++it) {
-    dir /= *it;
+    path /= *it;
     if (std::next(it) == rel.end()) break;
-    if (!is_real_dir(dir)) return std::nullopt;
+    if (!is_real_dir(path)) return std::nullopt;
   }
-  if (!is_real_file(dir)) return std::nullopt;
+  if (!is_real_file(path)) return std::nullopt;
+  return path;
+}
+
+std::optional<Manifest> Store::read_manifest(const ModelName& name) const {
+  const auto path = existing_manifest(name);
+  if (!path) return std::nullopt;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_no_follow(dir));
+    j = nlohmann::json::parse(read_no_follow(*path));
   } catch (const nlohmann::json::exception& e) {
-    throw Error(dir.string() + ": invalid manifest JSON: " + e.what());
+    throw Error(path->string() + ": invalid manifest JSON: " + e.what());
   }
   return Manifest::from_json(j, "manifest of " + name.str());
 }
@@ -184,8 +190,10 @@ void Store::write_manifest(const ModelName& name, const Manifest& m) const {
 }
 
 bool Store::remove(const ModelName& name) const {
-  if (!read_manifest(name)) return false;
-  const fs::path target = manifest_file(name);
+  // Even a damaged manifest can be removed.
+  const auto existing = existing_manifest(name);
+  if (!existing) return false;
+  const fs::path target = *existing;
   if (::unlink(target.c_str()) != 0) fail_errno("cannot remove " + target.string());
   // Empty name/namespace directories go too (never the manifests root).
   std::error_code ec;

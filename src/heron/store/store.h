@@ -54,6 +54,9 @@ class Store {
   void collect_garbage() const;
 
  private:
+  // The manifest file, reached without following a symlink, if there is one.
+  std::optional<std::filesystem::path> existing_manifest(const ModelName& name) const;
+
   std::filesystem::path root_;
 };
 
