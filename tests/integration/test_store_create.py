@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -356,6 +357,15 @@ def test_modelfile_field_system_and_messages_shape_the_prompt(store_serve):
                                     f"FROM {MODELS / 'tiny-llama'}\nSYSTEM be brief\n"
                                     "MESSAGE user hi\nMESSAGE assistant hello\n"})
     assert lines[-1] == {"status": "success"}
+    # The JSON "from" with a Modelfile that has none; a malformed Modelfile names its line.
+    lines = post(c, "/api/create", {"model": "sys2", "from": str(MODELS / "tiny-llama"),
+                                    "modelfile": "SYSTEM hi\n"})
+    assert lines[-1] == {"status": "success"}
+    with pytest.raises(urllib.error.HTTPError) as e:
+        post(c, "/api/create", {"model": "sys3", "modelfile": f"FROM {MODELS / 'tiny-llama'}\n"
+                                                              "SYSTEM ok\nWHAT now\n"})
+    assert e.value.code == 400
+    assert json.loads(e.value.read())["error"] == "modelfile:3: unknown instruction 'what'"
     ask = [{"role": "user", "content": "what?"}]
     opts = {"num_predict": 1}
     with_model = c.chat(model="sys", messages=ask, options=opts)

@@ -80,6 +80,12 @@ TEST(Modelfile, ErrorsNameTheLine) {
             "Modelfile:2: unexpected text after closing \"\"\"");
 }
 
+TEST(Modelfile, FromMayComeFromElsewhere) {
+  auto mf = parse_modelfile("SYSTEM hi\n", "modelfile", /*require_from=*/false);
+  EXPECT_EQ(mf.from, "");
+  EXPECT_EQ(mf.settings.system, "hi");
+}
+
 TEST(Modelfile, LineNumbersCountMultiLineValues) {
   EXPECT_EQ(error_of("FROM a\nSYSTEM \"\"\"one\ntwo\nthree\"\"\"\nNOPE\n"),
             "Modelfile:5: unknown instruction 'nope'");

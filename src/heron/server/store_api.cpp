@@ -43,11 +43,9 @@ store::CreateRequest parse_create(const json& body) {
   req.name = parse_name(model_field(body)).str();
   req.base_dir = fs::current_path();
   if (auto text = http::get_string(body, "modelfile", "modelfile")) {
-    // A Modelfile without FROM is fine when the JSON gives "from" (which wins anyway).
-    const auto from = http::get_string(body, "from", "from");
     try {
-      req.modelfile =
-          store::parse_modelfile(from ? "FROM " + *from + "\n" + *text : *text, "modelfile");
+      // Its FROM may come from the JSON "from" instead (checked below).
+      req.modelfile = store::parse_modelfile(*text, "modelfile", /*require_from=*/false);
     } catch (const Error& e) {
       throw http::bad_request(e.what());
     }

@@ -161,7 +161,7 @@ void add_parameter_text(json& parameters, const std::string& name, const std::st
   add_parameter(parameters, name, value);
 }
 
-Modelfile parse_modelfile(const std::string& text, const std::string& source) {
+Modelfile parse_modelfile(const std::string& text, const std::string& source, bool require_from) {
   Modelfile mf;
   Reader r(text, source);
   std::string keyword, rest;
@@ -206,7 +206,7 @@ Modelfile parse_modelfile(const std::string& text, const std::string& source) {
     }
     r.advance();
   }
-  if (!have_from) throw Error(source + ": no FROM instruction");
+  if (require_from && !have_from) throw Error(source + ": no FROM instruction");
   return mf;
 }
 

@@ -40,8 +40,10 @@ struct Modelfile {
   ModelSettings settings;
 };
 
-// Throws heron::Error "SOURCE:LINE: problem".
-Modelfile parse_modelfile(const std::string& text, const std::string& source = "Modelfile");
+// Throws heron::Error "SOURCE:LINE: problem". Without `require_from` a Modelfile may
+// lack FROM (the JSON form of /api/create can give it).
+Modelfile parse_modelfile(const std::string& text, const std::string& source = "Modelfile",
+                          bool require_from = true);
 
 // Adds one PARAMETER to `parameters` after checking the name and value (value given as
 // text from a Modelfile, or as JSON from a request). Throws heron::Error naming it.
