@@ -456,3 +456,16 @@ def test_openai_api_lists_store_models_and_applies_their_defaults(store_serve):
     assert r.usage.completion_tokens == 2 and r.choices[0].finish_reason == "length"
     r = client.chat.completions.create(model="oa", messages=ask, max_tokens=4)
     assert r.usage.completion_tokens == 4
+
+
+def test_other_quantizers_are_refused(create, tmp_path):
+    src = tmp_path / "gptq"
+    src.mkdir()
+    for f in (MODELS / "tiny-llama").iterdir():
+        (src / f.name).symlink_to(f)
+    config = json.loads((MODELS / "tiny-llama" / "config.json").read_text())
+    config["quantization_config"] = {"quant_method": "gptq", "bits": 4}
+    (src / "config.json").unlink()
+    (src / "config.json").write_text(json.dumps(config))
+    r = create("g", f"FROM {src}\n")
+    assert r.returncode == 1 and "quantized with gptq, which heron cannot read" in r.stderr

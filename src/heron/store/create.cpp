@@ -191,6 +191,15 @@ class Creator {
     json config = read_json(*files.find("config.json"));
     io::WeightMap weights = files.dir ? io::load_safetensors_dir(*files.dir)
                                       : io::load_safetensors_file(*files.find("model.safetensors"));
+    // mlx-lm writes "quantization"; a "quantization_config" alone is another
+    // quantizer's format (GPTQ, AWQ, bitsandbytes, FP8...) that MLX cannot read.
+    if (config.contains("quantization_config") && !config.contains("quantization")) {
+      const auto& qc = config["quantization_config"];
+      throw Error(src.text + " is quantized with " +
+                  (qc.is_object() ? qc.value("quant_method", "an unknown method")
+                                  : std::string("an unknown method")) +
+                  ", which heron cannot read; use the float or an MLX-quantized model");
+    }
     bool already = config.contains("quantization");
     for (const auto& [name, a] : weights) {
       already = already || (name.size() > 7 && name.compare(name.size() - 7, 7, ".scales") == 0);
