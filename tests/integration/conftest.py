@@ -87,7 +87,10 @@ def start_serve(heron_bin, tmp_dir, **env_vars):
     """A `heron serve` on a free port, with extra environment; stopped (with its runners) at exit."""
     port = _free_port()
     log_path = Path(tmp_dir) / "serve.log"
-    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m", **env_vars)
+    models = Path(tmp_dir) / "models"  # never the user's ~/.heron
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m",
+               HERON_MODELS=str(models))
+    env.update(env_vars)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"

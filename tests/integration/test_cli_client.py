@@ -66,11 +66,6 @@ def ollama_processor(size, vram):
     return f"{100 - gpu}%/{gpu}% CPU/GPU"
 
 
-def endpoint_missing(serve, method, path):
-    r = httpx.request(method, serve.url + path, json={"model": "no-such-model-for-cli-tests"})
-    return r.status_code == 404 and r.json().get("error", "").startswith("no such endpoint")
-
-
 # --- run, non-interactive ---------------------------------------------------------------
 
 def test_run_with_prompt_argument_matches_ollama_generate(cli, client):
@@ -168,23 +163,22 @@ def test_stop_unloads(cli, client):
 
 # --- rm and cp (the model store's endpoints) ---------------------------------------------
 
-def test_cp_and_rm(cli, client, serve):
-    if endpoint_missing(serve, "POST", "/api/copy") or endpoint_missing(serve, "DELETE", "/api/delete"):
-        pytest.skip("this server has no /api/copy or /api/delete yet")
-    r = cli("cp", "default", "cli-test-copy")
+def test_cp_and_rm(cli, client, default_model):
+    client.create(model="cli-test-source", from_=str(default_model))  # a model in the store
+    r = cli("cp", "cli-test-source", "cli-test-copy")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "copied 'default' to 'cli-test-copy'\n"
+    assert r.stdout == "copied 'cli-test-source' to 'cli-test-copy'\n"
     names = [m.model for m in client.list().models]
     assert any(n.startswith("cli-test-copy") for n in names), names
     r = cli("rm", "cli-test-copy")
     assert r.returncode == 0, r.stderr
     assert r.stdout == "deleted 'cli-test-copy'\n"
     assert not any(m.model.startswith("cli-test-copy") for m in client.list().models)
+    assert any(m.model.startswith("cli-test-source") for m in client.list().models)
+    client.delete("cli-test-source")
 
 
-def test_rm_unknown_model_prints_the_servers_message(cli, client, serve):
-    if endpoint_missing(serve, "DELETE", "/api/delete"):
-        pytest.skip("this server has no /api/delete yet")
+def test_rm_unknown_model_prints_the_servers_message(cli, client):
     with pytest.raises(ollama.ResponseError) as e:
         client.delete("no-such-model-for-cli-tests")
     r = cli("rm", "no-such-model-for-cli-tests")

@@ -5,6 +5,7 @@
 namespace heron::cli {
 
 // Each subcommand takes the arguments after its name and returns the exit code.
+int run_create(const std::vector<std::string>& args);
 int run_generate(const std::vector<std::string>& args);
 int run_render(const std::vector<std::string>& args);
 int run_runner(const std::vector<std::string>& args);

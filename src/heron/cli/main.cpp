@@ -12,6 +12,7 @@ using Command = std::function<int(const std::vector<std::string>&)>;
 
 const std::map<std::string, std::pair<Command, std::string>>& commands() {
   static const std::map<std::string, std::pair<Command, std::string>> table = {
+      {"create", {heron::cli::run_create, "import a model into the store from a Modelfile"}},
       {"generate", {heron::cli::run_generate, "answer one prompt with a model"}},
       {"render", {heron::cli::run_render, "print the prompt a chat template makes of messages"}},
       {"runner", {heron::cli::run_runner, "serve one model to `heron serve` (internal)"}},

@@ -18,6 +18,8 @@
 #include "heron/server/model_footprint.h"
 #include "heron/server/ollama_api.h"
 #include "heron/server/openai_api.h"
+#include "heron/server/store_api.h"
+#include "heron/store/store.h"
 
 namespace heron::cli {
 
@@ -56,7 +58,7 @@ int run_serve(const std::vector<std::string>& argv) {
     std::cout << Args::usage("serve", kFlags)
               << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_KEEP_ALIVE (5m),\n"
                  "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
-                 "HERON_LOAD_TIMEOUT seconds (300)\n";
+                 "HERON_LOAD_TIMEOUT seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
     return 0;
   }
   if (!args.positional().empty()) {
@@ -78,7 +80,8 @@ int run_serve(const std::vector<std::string>& argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  server::PathResolver resolver;
+  store::Store model_store(store::Store::default_root());
+  server::StoreResolver resolver(model_store);
   server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
                            env_size("HERON_MAX_LOADED_MODELS", 3), max_model_memory(),
                            std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300))});
@@ -94,6 +97,7 @@ int run_serve(const std::vector<std::string>& argv) {
                          : "request rejected (HTTP " + std::to_string(res.status) + ")");
   });
   server::install_ollama_routes(http_server, ctx);
+  server::install_store_routes(http_server, ctx, model_store);
   server::install_openai_routes(http_server, ctx);
   if (!http_server.bind_to_port(address.host, address.port)) {
     throw Error("cannot listen on " + address.host + ":" + std::to_string(address.port));

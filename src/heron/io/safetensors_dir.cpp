@@ -115,6 +115,10 @@ WeightMap load_sharded(const fs::path& dir, const fs::path& index) {
 
 }  // namespace
 
+WeightMap load_safetensors_file(const fs::path& path) {
+  return load_safetensors_file(read_safetensors_header(path.string()));
+}
+
 WeightMap load_safetensors_dir(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) fail_file(dir.string(), "is not a directory");

@@ -18,6 +18,8 @@ using WeightMap = std::unordered_map<std::string, mlx::core::array>;
 // shard the index names, and no name may come from two shards. Arrays are lazy (MLX
 // reads the bytes on first eval). F64 tensors are refused (MLX has no F64 reader).
 WeightMap load_safetensors_dir(const std::filesystem::path& dir);
+// One validated safetensors file (lazy arrays, F64 refused).
+WeightMap load_safetensors_file(const std::filesystem::path& path);
 
 // Tensors of a validated GGUF file through mlx::core::load_gguf. Names stay as in the
 // file; shapes are the GGUF dims reversed (row-major, last axis fastest).

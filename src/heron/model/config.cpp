@@ -91,6 +91,28 @@ RopeScaling rope_scaling_from_hf(const json& config, const std::string& source) 
   return s;
 }
 
+std::string quant_mode(const json& q, const std::string& fallback, const std::string& source) {
+  if (!q.contains("mode")) return fallback;
+  if (!q["mode"].is_string()) fail(source, "quantization 'mode' must be a string");
+  auto mode = q["mode"].get<std::string>();
+  if (mode != "affine" && mode != "mxfp4" && mode != "mxfp8" && mode != "nvfp4") {
+    fail(source, "unsupported quantization mode '" + mode + "'");
+  }
+  return mode;
+}
+
+// mlx-lm's section: {"group_size", "bits", "mode"?, "<module path>": {...} or false}.
+void read_quantization(const json& q, ModelConfig& c, const std::string& source) {
+  c.quant_group_size = positive_int(q, "group_size", source, 1024);
+  c.quant_mode = quant_mode(q, "affine", source);
+  for (const auto& [key, value] : q.items()) {
+    if (!value.is_object()) continue;
+    const std::string at = "quantization." + key;
+    c.quant_layers[key] = {positive_int(value, "group_size", at, 1024),
+                           quant_mode(value, c.quant_mode, at)};
+  }
+}
+
 }  // namespace
 
 ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
@@ -124,7 +146,7 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
     add_eos(generation["eos_token_id"], c.eos_token_ids);
   }
   if (config.contains("quantization") && config["quantization"].is_object()) {
-    c.quant_group_size = positive_int(config["quantization"], "group_size", source, 1024);
+    read_quantization(config["quantization"], c, source);
   }
   validate(c, source);
   return c;

@@ -2,6 +2,7 @@
 // Architecture hyper-parameters, read from a Hugging Face config.json or from GGUF
 // metadata, validated once so model code can trust them.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@ struct RopeScaling {
   float low_freq_factor = 1.0f;
   float high_freq_factor = 4.0f;
   int original_max_position = 8192;
+};
+
+// How one layer's weights are quantized (bits follow from the packed shapes).
+struct QuantScheme {
+  int group_size = 32;
+  std::string mode = "affine";
 };
 
 struct ModelConfig {
@@ -37,7 +44,10 @@ struct ModelConfig {
   bool attention_bias = false;
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;
-  int quant_group_size = 32;  // for quantized weights
+  int quant_group_size = 32;          // for quantized weights
+  std::string quant_mode = "affine";  // affine, mxfp4, mxfp8, nvfp4 (MLX's modes)
+  // Per-layer overrides from an mlx-lm "quantization" section: module path -> scheme.
+  std::map<std::string, QuantScheme> quant_layers;
 };
 
 // `generation` is generation_config.json (or null); its eos_token_id joins config's.

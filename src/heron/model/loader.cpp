@@ -9,6 +9,7 @@
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/model/registry.h"
+#include "heron/store/model_files.h"
 
 namespace heron::model {
 
@@ -32,19 +33,39 @@ mx::Dtype default_dtype() {
   return mx::default_device() == mx::Device::cpu ? mx::float32 : mx::float16;
 }
 
-LoadedModel load_hf_dir(const fs::path& dir, const LoadOptions& options) {
-  const auto config_path = dir / "config.json";
-  if (!fs::exists(config_path)) throw Error(dir.string() + ": no config.json");
-  json generation = nullptr;
-  if (fs::exists(dir / "generation_config.json")) {
-    generation = read_json_file(dir / "generation_config.json");
+io::WeightMap load_safetensors(const store::ModelFiles& files) {
+  if (files.dir) return io::load_safetensors_dir(*files.dir);
+  const auto* file = files.find("model.safetensors");
+  if (!file) throw Error(files.source + ": no model.safetensors");
+  auto all = io::load_safetensors_file(*file);
+  if (files.tensor_prefix.empty()) return all;
+  io::WeightMap mine;
+  for (auto& [name, array] : all) {
+    if (name.rfind(files.tensor_prefix, 0) == 0) {
+      mine.insert_or_assign(name.substr(files.tensor_prefix.size()), array);
+    }
   }
-  auto config = config_from_hf(read_json_file(config_path), generation, config_path.string());
-  Weights weights(io::load_safetensors_dir(dir), dir.string(), config.quant_group_size,
+  return mine;
+}
+
+LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) {
+  const auto* config_path = files.find("config.json");
+  if (!config_path) throw Error(files.source + ": no config.json");
+  json generation = nullptr;
+  if (const auto* g = files.find("generation_config.json")) generation = read_json_file(*g);
+  auto config = config_from_hf(read_json_file(*config_path), generation, config_path->string());
+  Weights weights(load_safetensors(files), files.source, config.quant_group_size,
                   options.dtype.value_or(default_dtype()));
-  LoadedModel loaded{dir.string(), build_model(config, weights), nullptr};
-  if (options.load_tokenizer && fs::exists(dir / "tokenizer.json")) {
-    loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(dir);
+  weights.set_quant_schemes(config.quant_mode, config.quant_layers);
+  LoadedModel loaded{files.source, build_model(config, weights), nullptr};
+  if (!options.load_tokenizer) return loaded;
+  if (files.dir) {
+    if (files.find("tokenizer.json"))
+      loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(*files.dir);
+  } else if (const auto* tj = files.find("tokenizer.json")) {
+    std::optional<fs::path> tc;
+    if (const auto* f = files.find("tokenizer_config.json")) tc = *f;
+    loaded.tokenizer = tokenizer::Tokenizer::from_json_files(*tj, tc);
   }
   return loaded;
 }
@@ -94,9 +115,25 @@ std::string hf_name_from_gguf(const std::string& name) {
   return name;
 }
 
+LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options) {
+  if (const auto* gguf = files.find("model.gguf")) {
+    auto loaded = load_gguf(*gguf, options);
+    loaded.source = files.source;
+    return loaded;
+  }
+  return load_hf(files, options);
+}
+
 LoadedModel load_model(const fs::path& path, const LoadOptions& options) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return load_hf_dir(path, options);
+  if (fs::is_directory(path, ec)) return load_files(store::files_of_dir(path), options);
+  if (store::is_manifest_path(path)) {
+    auto files = store::files_of_manifest_path(path);
+    if (!options.draft) return load_files(files, options);
+    auto draft = store::draft_files(files);
+    if (!draft) throw Error(files.source + " has no draft model");
+    return load_files(*draft, options);
+  }
   if (!fs::exists(path, ec)) throw Error(path.string() + ": no such file or directory");
   if (path.extension() == ".gguf") return load_gguf(path, options);
   // Sniff the magic for GGUF files without the usual extension.

@@ -1,5 +1,6 @@
 #pragma once
-// Opens a model from disk: a Hugging Face safetensors directory or a GGUF file.
+// Opens a model from disk: a Hugging Face safetensors directory, a GGUF file, or a
+// model store manifest (manifests/<space>/<name>/<tag>; its blobs are read in place).
 // Headers are validated first; weights are renamed to Hugging Face names so the
 // architecture files see one naming scheme.
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <mlx/dtype.h>
 
 #include "heron/model/model.h"
+#include "heron/store/model_files.h"
 #include "heron/tokenizer/tokenizer.h"
 
 namespace heron::model {
@@ -18,6 +20,8 @@ struct LoadOptions {
   // float16 on GPUs.
   std::optional<mlx::core::Dtype> dtype;
   bool load_tokenizer = true;
+  // For a store manifest: load the model's stored draft instead of the model.
+  bool draft = false;
 };
 
 struct LoadedModel {
@@ -27,6 +31,8 @@ struct LoadedModel {
 };
 
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options = {});
+// The same from a model's files, wherever they live.
+LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options = {});
 
 // GGUF tensor name -> Hugging Face name ("blk.3.attn_q.weight" ->
 // "model.layers.3.self_attn.q_proj.weight"); unknown names pass through.

@@ -18,4 +18,9 @@ std::optional<mlx::core::array> Weights::take_optional(const std::string& name) 
   return w;
 }
 
+QuantScheme Weights::quant_scheme(const std::string& prefix) const {
+  auto it = layers_.find(prefix);
+  return it != layers_.end() ? it->second : QuantScheme{group_size_, mode_};
+}
+
 }  // namespace heron::model

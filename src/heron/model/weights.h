@@ -5,6 +5,7 @@
 #include <string>
 
 #include "heron/io/weights.h"
+#include "heron/model/config.h"
 
 namespace heron::model {
 
@@ -19,6 +20,12 @@ class Weights {
   bool has(const std::string& name) const { return map_.count(name) != 0; }
   const std::string& source() const { return source_; }
   int group_size() const { return group_size_; }
+  // Quantization of the layer at `prefix`: a per-layer override, else the default.
+  QuantScheme quant_scheme(const std::string& prefix) const;
+  void set_quant_schemes(std::string default_mode, std::map<std::string, QuantScheme> layers) {
+    mode_ = std::move(default_mode);
+    layers_ = std::move(layers);
+  }
   // Activations and float weights are computed in this type.
   mlx::core::Dtype dtype() const { return dtype_; }
 
@@ -26,6 +33,8 @@ class Weights {
   io::WeightMap map_;
   std::string source_;
   int group_size_;
+  std::string mode_ = "affine";
+  std::map<std::string, QuantScheme> layers_;
   mlx::core::Dtype dtype_;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // How much memory a model will take once loaded, guessed from its files before a
-// runner starts (the pool then uses what the runner reports).
+// runner starts (the pool then uses what the runner reports); byte sizes in settings.
 #include <cstdint>
 #include <filesystem>
 #include <string>

@@ -2,6 +2,9 @@
 
 #include "heron/core/default_model.h"
 #include "heron/http/http_error.h"
+#include "heron/server/model_footprint.h"
+#include "heron/store/create.h"
+#include "heron/store/store.h"
 
 namespace heron::server {
 
@@ -18,7 +21,9 @@ ResolvedModel PathResolver::resolve(const std::string& name) const {
   if (name.empty()) throw http::bad_request("model is required");
   if (is_default_name(name)) {
     try {
-      return {name.find(':') == std::string::npos ? name + ":latest" : name, default_model_path()};
+      const auto path = default_model_path();
+      return {name.find(':') == std::string::npos ? name + ":latest" : name, path,
+              estimate_model_bytes(path)};
     } catch (const Error& e) {
       throw http::HttpError(404, "model '" + name + "' not found: " + e.what());
     }
@@ -30,7 +35,7 @@ ResolvedModel PathResolver::resolve(const std::string& name) const {
                                    "' not found; give 'default' or the absolute path of a GGUF "
                                    "file or Hugging Face model directory");
   }
-  return {name, path};
+  return {name, path, estimate_model_bytes(path)};
 }
 
 std::vector<ResolvedModel> PathResolver::list() const {
@@ -39,6 +44,52 @@ std::vector<ResolvedModel> PathResolver::list() const {
   } catch (const Error&) {
     return {};
   }
+}
+
+ResolvedModel StoreResolver::resolve(const std::string& name) const {
+  if (name.empty()) throw http::bad_request("model is required");
+  if (std::filesystem::path(name).is_absolute()) return paths_.resolve(name);
+  store::ModelName parsed;
+  try {
+    parsed = store::ModelName::parse(name);
+  } catch (const Error& e) {
+    throw http::bad_request(e.what());
+  }
+  std::optional<store::Manifest> manifest;
+  nlohmann::json settings;
+  try {
+    manifest = store_.read_manifest(parsed);
+    if (manifest) settings = store::read_settings(store_, *manifest);
+  } catch (const Error& e) {
+    throw http::HttpError(500, "model '" + name + "' is damaged: " + e.what());
+  }
+  if (!manifest) {
+    if (is_default_name(name)) return paths_.resolve(name);
+    throw http::HttpError(404, "model '" + parsed.str() + "' not found");
+  }
+  ResolvedModel m{parsed.str(), store_.manifest_file(parsed)};
+  for (const auto& f : manifest->files) {
+    if (f.name.ends_with(".safetensors") || f.name.ends_with(".gguf")) m.weight_bytes += f.size;
+  }
+  const auto s = store::ModelSettings::from_json(settings.value("settings", nlohmann::json()));
+  m.options = s.parameters;
+  m.chat_template = s.chat_template;
+  m.system = s.system;
+  for (const auto& msg : s.messages) {
+    m.messages.push_back({{"role", msg.role}, {"content", msg.content}});
+  }
+  return m;
+}
+
+std::vector<ResolvedModel> StoreResolver::list() const {
+  std::vector<ResolvedModel> out;
+  for (const auto& e : store_.list()) out.push_back({e.name.str(), store_.manifest_file(e.name)});
+  for (auto& m : paths_.list()) {
+    bool shadowed = false;
+    for (const auto& o : out) shadowed = shadowed || o.name == m.name;
+    if (!shadowed) out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace heron::server

@@ -2,8 +2,6 @@
 
 #include <httplib.h>
 
-#include <filesystem>
-
 #include "heron/core/version.h"
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
@@ -140,41 +138,6 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
           Kind::Chat);
 }
 
-json model_entry(const ResolvedModel& m) {
-  std::error_code ec;
-  const bool dir = std::filesystem::is_directory(m.path, ec);
-  uintmax_t size = 0;
-  if (dir) {
-    for (const auto& f : std::filesystem::directory_iterator(m.path, ec)) {
-      if (f.is_regular_file(ec)) size += f.file_size(ec);
-    }
-  } else {
-    size = std::filesystem::file_size(m.path, ec);
-  }
-  return {{"name", m.name},
-          {"model", m.name},
-          {"modified_at", rfc3339_now()},
-          {"size", size},
-          {"digest", ""},
-          {"details", {{"format", dir ? "safetensors" : "gguf"}, {"family", ""}}}};
-}
-
-void show(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
-  auto body = http::parse_body(req.body);
-  auto name = http::get_string(body, "model", "model");
-  if (!name) name = http::get_string(body, "name", "name");
-  if (!name) throw http::bad_request("model is required");
-  auto m = ctx.resolver.resolve(*name);
-  auto entry = model_entry(m);
-  http::send_json(res, {{"modelfile", "FROM " + m.path.string() + "\n"},
-                        {"parameters", ""},
-                        {"template", ""},
-                        {"details", entry["details"]},
-                        {"model_info", json::object()},
-                        {"capabilities", {"completion"}},
-                        {"modified_at", entry["modified_at"]}});
-}
-
 }  // namespace
 
 void install_ollama_routes(httplib::Server& server, ServerContext& ctx) {
@@ -184,13 +147,6 @@ void install_ollama_routes(httplib::Server& server, ServerContext& ctx) {
   };
   server.Post("/api/generate", bind(generate));
   server.Post("/api/chat", bind(chat_handler));
-  server.Post("/api/show", bind(show));
-  server.Get("/api/tags",
-             bind([](const httplib::Request&, httplib::Response& res, ServerContext& c) {
-               auto models = json::array();
-               for (const auto& m : c.resolver.list()) models.push_back(model_entry(m));
-               http::send_json(res, {{"models", models}});
-             }));
   server.Get("/api/ps", bind([](const httplib::Request&, httplib::Response& res, ServerContext& c) {
                http::send_json(res, c.pool.ps());
              }));

@@ -5,6 +5,26 @@
 
 namespace heron::server {
 
+namespace {
+
+// The conversation with the model's SYSTEM (when the request has no system message)
+// and MESSAGEs (from its Modelfile) in front.
+chat::ChatInput with_model_messages(const ResolvedModel& model, const chat::ChatInput& input) {
+  if (!model.system && model.messages.empty()) return input;
+  chat::ChatInput out = input;
+  out.messages = nlohmann::ordered_json::array();
+  bool has_system = false;
+  for (const auto& m : input.messages) has_system = has_system || m.value("role", "") == "system";
+  if (model.system && !has_system) {
+    out.messages.push_back({{"role", "system"}, {"content", *model.system}});
+  }
+  for (const auto& m : model.messages) out.messages.push_back(m);
+  for (const auto& m : input.messages) out.messages.push_back(m);
+  return out;
+}
+
+}  // namespace
+
 std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
                           const chat::ChatInput& input) {
   const auto format = runner_status.find("chat");
@@ -12,7 +32,8 @@ std::string render_prompt(const nlohmann::json& runner_status, const ResolvedMod
     throw http::HttpError(500, "the model runner did not report its chat format");
   }
   try {
-    return chat::render_chat(chat::ChatFormat::from_json(*format), input, model.chat_template);
+    return chat::render_chat(chat::ChatFormat::from_json(*format),
+                             with_model_messages(model, input), model.chat_template);
   } catch (const Error& e) {
     throw http::bad_request(e.what());
   }

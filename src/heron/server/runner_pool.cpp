@@ -57,13 +57,12 @@ std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive
   {
     std::unique_lock lock(mu_);
     if (!slots_.count(key)) {
-      const uint64_t bytes = estimate_model_bytes(model.path);
-      make_room_locked(lock, model, bytes);
+      make_room_locked(lock, model, model.weight_bytes);
       auto& s = slots_[key];  // another request may have started it while we waited
       if (!s) {
         s = std::make_shared<RunnerSlot>();
         s->model = model;
-        s->bytes = bytes;
+        s->bytes = model.weight_bytes;
       }
     }
     slot = slots_[key];

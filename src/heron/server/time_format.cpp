@@ -5,7 +5,10 @@
 namespace heron::server {
 
 std::string rfc3339_now() {
-  const auto now = std::chrono::system_clock::now();
+  return rfc3339(std::chrono::system_clock::now());
+}
+
+std::string rfc3339(std::chrono::system_clock::time_point now) {
   const auto ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
   const std::time_t secs = static_cast<std::time_t>(ns / 1000000000);

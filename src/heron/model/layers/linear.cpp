@@ -21,26 +21,36 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
     l.in_features_ = l.weight_.shape(1);
     return l;
   }
-  l.biases_ = w.take(prefix + ".biases");
+  const auto scheme = w.quant_scheme(prefix);
+  // Only affine quantization has biases (the mx/nv float modes scale by powers of two).
+  if (scheme.mode == "affine") l.biases_ = w.take(prefix + ".biases");
   // Bits follow from the packed width: in*bits/32 packed columns, in/group scales.
-  const int group = w.group_size();
+  const int group = scheme.group_size;
   const int packed = l.weight_.shape(1);
   const int groups = l.scales_->shape(-1);
   const int64_t in = static_cast<int64_t>(groups) * group;
   if (l.weight_.dtype() != mx::uint32 || in == 0 || (int64_t{packed} * 32) % in != 0) {
     throw Error(w.source() + ": '" + prefix + "' has inconsistent quantized shapes");
   }
-  l.quant_ = {group, static_cast<int>(int64_t{packed} * 32 / in)};
+  l.quant_ = {group, static_cast<int>(int64_t{packed} * 32 / in), scheme.mode};
   l.in_features_ = static_cast<int>(in);
-  l.scales_ = mx::astype(*l.scales_, w.dtype());
-  l.biases_ = mx::astype(*l.biases_, w.dtype());
+  if (scheme.mode == "affine") {
+    l.scales_ = mx::astype(*l.scales_, w.dtype());
+    l.biases_ = mx::astype(*l.biases_, w.dtype());
+  }
   return l;
 }
 
 mx::array Linear::operator()(const mx::array& x) const {
-  auto y = quant_.bits ? kernels::quantized_matmul(x, weight_, *scales_, *biases_,
-                                                   quant_.group_size, quant_.bits)
-                       : mx::matmul(x, mx::transpose(weight_));
+  mx::array y = x;
+  if (!quant_.bits) {
+    y = mx::matmul(x, mx::transpose(weight_));
+  } else if (biases_) {
+    y = kernels::quantized_matmul(x, weight_, *scales_, *biases_, quant_.group_size, quant_.bits);
+  } else {
+    y = mx::quantized_matmul(x, weight_, *scales_, std::nullopt, true, quant_.group_size,
+                             quant_.bits, quant_.mode);
+  }
   return bias_ ? mx::add(y, *bias_) : y;
 }
 
@@ -57,9 +67,11 @@ mx::array Embedding::operator()(const mx::array& ids) const {
   // Gather the quantized rows first, then dequantize only those.
   auto rows = mx::take(t.weight_, ids, 0);
   auto scales = mx::take(*t.scales_, ids, 0);
-  auto biases = mx::take(*t.biases_, ids, 0);
-  return mx::astype(mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits),
-                    dtype_);
+  std::optional<mx::array> biases;
+  if (t.biases_) biases = mx::take(*t.biases_, ids, 0);
+  return mx::astype(
+      mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits, t.quant_.mode),
+      dtype_);
 }
 
 }  // namespace heron::model

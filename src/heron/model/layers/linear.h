@@ -1,6 +1,6 @@
 #pragma once
-// Linear layers and embeddings, float or affine-quantized (MLX packing:
-// uint32 weight [out, in*bits/32], scales/biases [out, in/group]).
+// Linear layers and embeddings, float or quantized in one of MLX's modes (packing:
+// uint32 weight [out, in*bits/32], scales [out, in/group], affine also biases).
 #include <optional>
 #include <string>
 
@@ -13,6 +13,7 @@ namespace heron::model {
 struct QuantParams {
   int group_size = 0;  // 0: not quantized
   int bits = 0;
+  std::string mode = "affine";  // affine (CPU kernels' fast path), mxfp4, mxfp8, nvfp4
 };
 
 class Linear {

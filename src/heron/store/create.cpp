@@ -1,0 +1,433 @@
+#include "heron/store/create.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <mlx/ops.h>
+
+#include "heron/core/error.h"
+#include "heron/io/ggml_types.h"
+#include "heron/io/gguf.h"
+#include "heron/io/weights.h"
+#include "heron/store/model_files.h"
+#include "heron/store/quantize_plan.h"
+#include "heron/store/safetensors_writer.h"
+#include "heron/tokenizer/tokenizer.h"
+
+namespace heron::store {
+
+namespace fs = std::filesystem;
+namespace mx = mlx::core;
+using nlohmann::json;
+
+namespace {
+
+// Files of a Hugging Face model copied byte for byte (weights are written separately).
+const std::vector<std::string> kCopiedFiles = {"generation_config.json", "tokenizer.json",
+                                               "special_tokens_map.json"};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error("cannot open " + p.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json read_json(const fs::path& p) {
+  try {
+    return json::parse(read_file(p));
+  } catch (const json::exception& e) {
+    throw Error(p.string() + ": invalid JSON: " + e.what());
+  }
+}
+
+// What FROM or DRAFT names.
+struct Source {
+  enum Kind { HfDir, Gguf, StoreModel } kind;
+  std::string text;
+  ModelFiles files;                  // HfDir and StoreModel
+  std::optional<Manifest> manifest;  // StoreModel
+  fs::path gguf;                     // Gguf
+};
+
+bool is_gguf_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in && std::string(magic, 4) == "GGUF";
+}
+
+Source resolve_source(const std::string& text, const fs::path& base, const Store& store,
+                      const char* what) {
+  fs::path p = text;
+  if (text.rfind("~/", 0) == 0) {
+    if (const char* home = std::getenv("HOME")) p = fs::path(home) / text.substr(2);
+  }
+  if (p.is_relative()) p = base / p;
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) {
+    auto files = files_of_dir(p);
+    if (!files.find("config.json")) {
+      throw Error(std::string(what) + " " + text + ": directory has no config.json");
+    }
+    return {Source::HfDir, text, files, std::nullopt, {}};
+  }
+  if (fs::is_regular_file(p, ec)) {
+    if (!is_gguf_file(p)) {
+      throw Error(std::string(what) + " " + text +
+                  ": not a model (expected a GGUF file or a Hugging Face directory)");
+    }
+    return {Source::Gguf, text, {}, std::nullopt, p};
+  }
+  std::optional<ModelName> name;
+  try {
+    name = ModelName::parse(text);
+  } catch (const Error&) {
+  }
+  if (name) {
+    if (auto m = store.read_manifest(*name)) {
+      return {
+          Source::StoreModel, text, files_of_manifest(store, *m, "model " + name->str()), m, {}};
+    }
+  }
+  throw Error(std::string(what) + " " + text + ": no such file, directory or model");
+}
+
+void check_cancel(const std::atomic<bool>* cancel) {
+  if (cancel && cancel->load()) throw Error("create cancelled");
+}
+
+std::string size_label(uint64_t params) {
+  char buf[32];
+  if (params >= 1000000000ULL) {
+    std::snprintf(buf, sizeof buf, "%.1fB", static_cast<double>(params) / 1e9);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0fM", static_cast<double>(params) / 1e6);
+  }
+  return buf;
+}
+
+std::string dtype_label(mx::Dtype d) {
+  if (d == mx::bfloat16) return "BF16";
+  if (d == mx::float16) return "F16";
+  return "F32";
+}
+
+// The result of importing one model: its layers and what /api/show reports.
+struct Imported {
+  std::vector<Layer> layers;
+  json details;     // format, family, parameter_size, quantization_level
+  json model_info;  // a few config values under Ollama's general.* / <arch>.* keys
+};
+
+class Creator {
+ public:
+  Creator(const Store& store, const ProgressFn& progress, const std::atomic<bool>* cancel)
+      : store_(store), progress_(progress), cancel_(cancel) {}
+
+  Imported import(const Source& src, const std::optional<QuantType>& q, const std::string& prefix) {
+    if (src.kind == Source::Gguf) return import_gguf(src, q, prefix);
+    const auto* weights = src.files.find("model.gguf");
+    if (src.kind == Source::StoreModel && weights) {
+      if (q) throw Error("FROM " + src.text + ": a GGUF model cannot be quantized again");
+      Source g{Source::Gguf, src.text, {}, std::nullopt, *weights};
+      return import_gguf(g, q, prefix);
+    }
+    return import_safetensors(src, q, prefix);
+  }
+
+  void status(const std::string& s) {
+    if (progress_) progress_({s});
+  }
+
+ private:
+  Imported import_gguf(const Source& src, const std::optional<QuantType>& q,
+                       const std::string& prefix) {
+    auto header = io::read_gguf_header(src.gguf.string());
+    std::map<std::string, uint64_t> by_type;
+    uint64_t params = 0;
+    bool quantized = false;
+    for (const auto& t : header.tensors) {
+      uint64_t n = 1;
+      for (auto d : t.dims) n *= d;
+      params += n;
+      by_type[io::ggml_type_label(t.type)] += n;
+      quantized = quantized || io::ggml_type_quantized(t.type);
+    }
+    if (q && quantized) {
+      throw Error("FROM " + src.text +
+                  " is already quantized; it is stored as it is (drop --quantize)");
+    }
+    if (q)
+      throw Error("FROM " + src.text +
+                  ": quantizing a GGUF file is not supported; use a safetensors directory");
+    std::string level;
+    uint64_t most = 0;
+    for (const auto& [type, n] : by_type) {
+      if (n > most) most = n, level = type;
+    }
+    Imported out;
+    status("copying " + src.gguf.filename().string());
+    out.layers.push_back(copy_file(src.gguf, prefix.empty() ? "model.gguf" : "draft.gguf"));
+    const std::string arch = header.metadata.value("general.architecture", "");
+    out.details = {{"format", "gguf"},
+                   {"family", arch},
+                   {"families", {arch}},
+                   {"parameter_size", size_label(params)},
+                   {"quantization_level", level}};
+    out.model_info = {{"general.architecture", arch}, {"general.parameter_count", params}};
+    for (const char* k : {"context_length", "embedding_length", "block_count"}) {
+      const std::string key = arch + "." + k;
+      if (header.metadata.contains(key)) out.model_info[key] = header.metadata[key];
+    }
+    return out;
+  }
+
+  Imported import_safetensors(const Source& src, const std::optional<QuantType>& q,
+                              const std::string& prefix) {
+    const auto& files = src.files;
+    status("reading " + src.text);
+    json config = read_json(*files.find("config.json"));
+    io::WeightMap weights = files.dir ? io::load_safetensors_dir(*files.dir)
+                                      : io::load_safetensors_file(*files.find("model.safetensors"));
+    // mlx-lm writes "quantization"; a "quantization_config" alone is another
+    // quantizer's format (GPTQ, AWQ, bitsandbytes, FP8...) that MLX cannot read.
+    if (config.contains("quantization_config") && !config.contains("quantization")) {
+      const auto& qc = config["quantization_config"];
+      throw Error(src.text + " is quantized with " +
+                  (qc.is_object() ? qc.value("quant_method", "an unknown method")
+                                  : std::string("an unknown method")) +
+                  ", which heron cannot read; use the float or an MLX-quantized model");
+    }
+    bool already = config.contains("quantization");
+    for (const auto& [name, a] : weights) {
+      already = already || (name.size() > 7 && name.compare(name.size() - 7, 7, ".scales") == 0);
+    }
+    if (already && q) {
+      throw Error(std::string(prefix.empty() ? "FROM " : "DRAFT ") + src.text +
+                  " is already quantized; it is copied as it is, never re-quantized (drop " +
+                  (prefix.empty() ? "--quantize" : "--draft-quantize") + ")");
+    }
+    const bool tied = config.value("tie_word_embeddings", false);
+    std::vector<NamedArray> out_tensors;
+    uint64_t params = 0;
+    std::optional<mx::Dtype> float_type;
+    json quant = json::object();
+    if (q) quant = {{"group_size", q->group_size}, {"bits", q->bits}, {"mode", q->mode}};
+    for (auto& [name, a] : weights) {
+      params += a.size();
+      if (!float_type && mx::issubdtype(a.dtype(), mx::floating)) float_type = a.dtype();
+      auto plan = q ? plan_tensor(name, a, *q, tied) : std::nullopt;
+      if (!plan) {
+        out_tensors.push_back({prefix + name, a});
+        continue;
+      }
+      const std::string layer = name.substr(0, name.size() - 7);  // without ".weight"
+      auto parts = mx::quantize(a, plan->group_size, plan->bits, plan->mode);
+      out_tensors.push_back({prefix + layer + ".weight", parts[0]});
+      out_tensors.push_back({prefix + layer + ".scales", parts[1]});
+      if (parts.size() > 2) out_tensors.push_back({prefix + layer + ".biases", parts[2]});
+      if (!(*plan == *q)) quant[layer] = quant_entry(*plan);
+    }
+    weights.clear();  // each source tensor is freed once its output is written
+    if (q) {
+      config["quantization"] = quant;
+      config["quantization_config"] = quant;
+    }
+    Imported out;
+    const uint64_t total = tensor_bytes(out_tensors);
+    const size_t count = out_tensors.size();
+    const std::string what = q ? "quantizing to " + q->label : "writing tensors";
+    out.layers.push_back(
+        write_safetensors(store_, std::move(out_tensors), {{"format", "mlx"}},
+                          prefix.empty() ? "model.safetensors" : "draft.safetensors",
+                          [&](size_t done, uint64_t bytes) {
+                            check_cancel(cancel_);
+                            if (progress_) progress_({what, bytes, total, done, count});
+                          }));
+    out.layers.push_back(store_.write_blob(config.dump(2), prefix + "config.json"));
+    if (prefix.empty()) copy_support_files(files, out.layers);
+    std::string level = q ? q->label : dtype_label(float_type.value_or(mx::float32));
+    if (already) {
+      const auto& qc = config["quantization"];
+      level = qc.value("mode", "affine") == "affine" ? "int" + std::to_string(qc.value("bits", 0))
+                                                     : qc.value("mode", "");
+    }
+    const std::string family = config.value("model_type", "");
+    out.details = {{"format", "safetensors"},
+                   {"family", family},
+                   {"families", {family}},
+                   {"parameter_size", size_label(params)},
+                   {"quantization_level", level}};
+    out.model_info = {{"general.architecture", family}, {"general.parameter_count", params}};
+    for (const auto& [hf, ollama] : std::vector<std::pair<std::string, std::string>>{
+             {"max_position_embeddings", "context_length"},
+             {"hidden_size", "embedding_length"},
+             {"num_hidden_layers", "block_count"}}) {
+      if (config.contains(hf)) out.model_info[family + "." + ollama] = config[hf];
+    }
+    return out;
+  }
+
+  void copy_support_files(const ModelFiles& files, std::vector<Layer>& layers) {
+    for (const auto& name : kCopiedFiles) {
+      if (const auto* p = files.find(name)) layers.push_back(copy_file(*p, name));
+    }
+    // One tokenizer_config.json carrying the chat template, even when the source keeps
+    // it in chat_template.jinja.
+    if (const auto* p = files.find("tokenizer_config.json")) {
+      const auto* jinja = files.find("chat_template.jinja");
+      json cfg = read_json(*p);
+      if (jinja && (!cfg.contains("chat_template") || cfg["chat_template"].is_null())) {
+        cfg["chat_template"] = read_file(*jinja);
+        layers.push_back(store_.write_blob(cfg.dump(2), "tokenizer_config.json"));
+      } else {
+        layers.push_back(copy_file(*p, "tokenizer_config.json"));
+      }
+    }
+  }
+
+  Layer copy_file(const fs::path& p, const std::string& name) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw Error("cannot open " + p.string());
+    const uint64_t total = fs::file_size(p);
+    BlobWriter out(store_);
+    std::vector<char> buf(1 << 20);
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      if (in.gcount() <= 0) break;
+      out.write(buf.data(), static_cast<size_t>(in.gcount()));
+      check_cancel(cancel_);
+      if (progress_ && total > (64u << 20)) progress_({"copying " + name, out.size(), total});
+    }
+    return out.commit(name);
+  }
+
+  const Store& store_;
+  const ProgressFn& progress_;
+  const std::atomic<bool>* cancel_;
+};
+
+std::unique_ptr<tokenizer::Tokenizer> tokenizer_of(const Source& s) {
+  if (s.kind == Source::Gguf) {
+    return tokenizer::Tokenizer::from_gguf_metadata(io::read_gguf_header(s.gguf.string()).metadata);
+  }
+  if (const auto* g = s.files.find("model.gguf")) {
+    return tokenizer::Tokenizer::from_gguf_metadata(io::read_gguf_header(g->string()).metadata);
+  }
+  const auto* tj = s.files.find("tokenizer.json");
+  if (!tj) throw Error(s.text + " has no tokenizer.json");
+  std::optional<fs::path> tc;
+  if (const auto* f = s.files.find("tokenizer_config.json")) tc = *f;
+  return tokenizer::Tokenizer::from_json_files(*tj, tc);
+}
+
+void check_same_vocab(const Source& target, const Source& draft) {
+  auto a = tokenizer_of(target);
+  auto b = tokenizer_of(draft);
+  const int32_t n = std::max(a->vocab_size(), b->vocab_size());
+  for (int32_t id = 0; id < n; ++id) {
+    const std::string* x = a->id_to_token(id);
+    const std::string* y = b->id_to_token(id);
+    if ((x == nullptr) != (y == nullptr) || (x && *x != *y)) {
+      throw Error("DRAFT " + draft.text + " has a different vocabulary than FROM " + target.text +
+                  " (token " + std::to_string(id) + ": '" + (x ? *x : "") + "' vs '" +
+                  (y ? *y : "") + "')");
+    }
+  }
+}
+
+ModelSettings merge_settings(ModelSettings base, const ModelSettings& over) {
+  for (const auto& [k, v] : over.parameters.items()) base.parameters[k] = v;
+  if (over.chat_template) base.chat_template = over.chat_template;
+  if (over.system) base.system = over.system;
+  if (!over.messages.empty()) base.messages = over.messages;
+  if (!over.licenses.empty()) base.licenses = over.licenses;
+  return base;
+}
+
+bool is_draft_layer(const Layer& l) {
+  return l.name.rfind("draft.", 0) == 0;
+}
+
+}  // namespace
+
+json read_settings(const Store& store, const Manifest& m) {
+  try {
+    return json::parse(store.read_blob(m.settings.digest));
+  } catch (const json::exception& e) {
+    throw Error("model settings blob " + m.settings.digest + " is not JSON: " + e.what());
+  }
+}
+
+namespace {
+
+void create_locked(const Store& store, const CreateRequest& req, const ProgressFn& progress,
+                   const std::atomic<bool>* cancel) {
+  const auto name = ModelName::parse(req.name);
+  const auto& mf = req.modelfile;
+  if (mf.from.empty()) throw Error("no FROM: say which model to start from");
+  if (req.draft_quantize && !mf.draft) throw Error("--draft-quantize needs a DRAFT model");
+  std::optional<QuantType> q, dq;
+  if (req.quantize) q = QuantType::parse(*req.quantize);
+  if (req.draft_quantize) dq = QuantType::parse(*req.draft_quantize);
+
+  Creator creator(store, progress, cancel);
+  creator.status("parsing modelfile");
+  const Source from = resolve_source(mf.from, req.base_dir, store, "FROM");
+  std::optional<Source> draft;
+  if (mf.draft) draft = resolve_source(*mf.draft, req.base_dir, store, "DRAFT");
+
+  Manifest manifest;
+  json settings = json::object();
+  ModelSettings base;
+  if (from.kind == Source::StoreModel && !q) {
+    // Reuse the stored model's blobs; a new DRAFT replaces its old one.
+    creator.status("using existing model " + from.text);
+    settings = read_settings(store, *from.manifest);
+    base = ModelSettings::from_json(settings.value("settings", json::object()));
+    for (const auto& l : from.manifest->files) {
+      if (!draft || !is_draft_layer(l)) manifest.files.push_back(l);
+    }
+  } else {
+    auto imported = creator.import(from, q, "");
+    manifest.files = imported.layers;
+    settings["from"] = from.kind == Source::StoreModel
+                           ? read_settings(store, *from.manifest).value("from", from.text)
+                           : from.text;
+    settings["format"] = imported.details["format"];
+    settings["details"] = imported.details;
+    settings["model_info"] = imported.model_info;
+    if (from.kind == Source::StoreModel) {
+      base = ModelSettings::from_json(
+          read_settings(store, *from.manifest).value("settings", json::object()));
+    }
+  }
+  if (draft) {
+    check_same_vocab(from, *draft);
+    auto imported = creator.import(*draft, dq, "draft.");
+    for (const auto& l : imported.layers) manifest.files.push_back(l);
+    settings["draft"] = {{"from", draft->text}, {"details", imported.details}};
+  }
+  settings["settings"] = merge_settings(base, mf.settings).to_json();
+  check_cancel(cancel);
+  creator.status("writing manifest");
+  manifest.settings = store.write_blob(settings.dump(2));
+  store.write_manifest(name, manifest);
+}
+
+}  // namespace
+
+void create_model(const Store& store, const CreateRequest& req, const ProgressFn& progress,
+                  const std::atomic<bool>* cancel) {
+  {
+    WriterLock lock(store);
+    create_locked(store, req, progress, cancel);
+  }
+  // Blobs of a model this one replaced go now (unless another create is running).
+  store.collect_garbage();
+  if (progress) progress({"success"});
+}
+
+}  // namespace heron::store

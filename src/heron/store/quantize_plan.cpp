@@ -1,0 +1,60 @@
+#include "heron/store/quantize_plan.h"
+
+#include "heron/core/error.h"
+
+namespace heron::store {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_router(const std::string& name) {
+  return ends_with(name, ".mlp.gate.weight") || name.find(".router.") != std::string::npos ||
+         ends_with(name, "shared_expert_gate.weight");
+}
+
+// 8 bits in the same family: affine stays affine; the float modes use mxfp8.
+QuantType eight_bit(const QuantType& q) {
+  if (q.mode == "affine") return {"int8", "affine", 8, 64};
+  return {"mxfp8", "mxfp8", 8, 32};
+}
+
+}  // namespace
+
+QuantType QuantType::parse(const std::string& text) {
+  if (text == "int4" || text == "q4") return {"int4", "affine", 4, 64};
+  if (text == "int8" || text == "q8") return {"int8", "affine", 8, 64};
+  if (text == "mxfp4") return {"mxfp4", "mxfp4", 4, 32};
+  if (text == "mxfp8") return {"mxfp8", "mxfp8", 8, 32};
+  if (text == "nvfp4") return {"nvfp4", "nvfp4", 4, 16};
+  throw Error("unknown quantization type '" + text +
+              "' (choose int4, int8, mxfp4, mxfp8 or nvfp4; q4 and q8 are aliases)");
+}
+
+std::optional<QuantType> plan_tensor(const std::string& name, const mlx::core::array& tensor,
+                                     const QuantType& q, bool tied_embeddings) {
+  if (!ends_with(name, ".weight") || tensor.ndim() != 2) return std::nullopt;
+  if (!mlx::core::issubdtype(tensor.dtype(), mlx::core::floating)) return std::nullopt;
+  if (name.find("norm") != std::string::npos || is_router(name)) return std::nullopt;
+  const bool head =
+      name == "lm_head.weight" || (tied_embeddings && name == "model.embed_tokens.weight");
+  QuantType chosen = q;
+  if (head) {
+    chosen = eight_bit(q);
+  } else if (q.label == "int4" &&
+             (ends_with(name, ".k_proj.weight") || ends_with(name, ".v_proj.weight") ||
+              ends_with(name, ".down_proj.weight"))) {
+    chosen = eight_bit(q);
+  }
+  if (tensor.shape(-1) % chosen.group_size != 0) return std::nullopt;
+  return chosen;
+}
+
+nlohmann::json quant_entry(const QuantType& q) {
+  return {{"group_size", q.group_size}, {"bits", q.bits}, {"mode", q.mode}};
+}
+
+}  // namespace heron::store

@@ -1,0 +1,471 @@
+"""`heron create`, the model store and its Ollama endpoints, checked against mlx-lm's
+quantization (mx.quantize with mlx-lm's per-layer layout, mlx_lm.load) and the PyPI
+ollama client."""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import ollama
+import pytest
+
+from conftest import FIXTURES, _free_port
+
+MODELS = FIXTURES / "models"
+
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def create(heron_bin, store, tmp_path):
+    """heron create NAME with a Modelfile written from `text`; returns the CompletedProcess."""
+
+    def _create(name, text, *flags, timeout=300):
+        mf = tmp_path / f"Modelfile-{abs(hash((name, text)))}"
+        mf.write_text(text)
+        env = dict(os.environ, HERON_MODELS=str(store))
+        return subprocess.run([str(heron_bin), "create", name, "-f", str(mf), *flags],
+                              capture_output=True, text=True, timeout=timeout, env=env)
+
+    return _create
+
+
+def manifest(store, name, tag="latest"):
+    return json.loads((store / "manifests" / "library" / name / tag).read_text())
+
+
+def blob(store, digest):
+    return store / "blobs" / digest.replace(":", "-")
+
+
+def load_st(path):
+    return mx.load(str(path), format="safetensors")
+
+
+def layer(store, name, file):
+    m = manifest(store, name)
+    (entry,) = [l for l in m["layers"] if l["name"] == file]
+    return blob(store, entry["digest"])
+
+
+def as_hf_dir(store, name, dest):
+    """The stored model's files under their own names (symlinks to the blobs)."""
+    dest.mkdir()
+    for l in manifest(store, name)["layers"]:
+        if not l["name"].startswith("draft."):
+            (dest / l["name"]).symlink_to(blob(store, l["digest"]))
+    return dest
+
+
+def expected_bits(name, quant, tied):
+    """The documented plan: head at 8 bits; at int4 also k_proj, v_proj, down_proj."""
+    head = name == "lm_head" or (tied and name == "model.embed_tokens")
+    if head or (quant == 4 and name.rsplit(".", 1)[-1] in ("k_proj", "v_proj", "down_proj")):
+        return 8
+    return quant
+
+
+@pytest.mark.parametrize("model", ["tiny-llama", "tiny-llama3"])
+@pytest.mark.parametrize("quant", ["int8", "int4"])
+def test_quantized_tensors_match_mlx_quantize(create, store, model, quant):
+    r = create("q", f"FROM {MODELS / model}\n", "--quantize", quant)
+    assert r.returncode == 0, r.stderr
+    source = mx.load(str(MODELS / model / "model.safetensors"))
+    stored = load_st(layer(store, "q", "model.safetensors"))
+    config = json.loads(layer(store, "q", "config.json").read_text())
+    tied = config.get("tie_word_embeddings", False)
+    bits = int(quant[-1])
+    quantized = 0
+    for name, w in source.items():
+        if name.endswith(".weight") and w.ndim == 2:
+            prefix = name[: -len(".weight")]
+            b = expected_bits(prefix, bits, tied)
+            qw, scales, biases = mx.quantize(w, group_size=64, bits=b)
+            assert mx.array_equal(stored[name], qw), name
+            assert mx.array_equal(stored[prefix + ".scales"], scales), name
+            assert mx.array_equal(stored[prefix + ".biases"], biases), name
+            q = config["quantization"].get(prefix, config["quantization"])
+            assert (q["bits"], q["group_size"]) == (b, 64), name
+            quantized += 1
+        else:  # norms stay at source precision
+            assert mx.array_equal(stored[name], w), name
+    assert quantized >= 14
+
+
+def mlx_lm_greedy(model_dir, prompt, n):
+    from mlx_lm import load
+
+    model, tok = load(str(model_dir))
+    ids = tok.encode(prompt)
+    out, logprobs = [], []
+    for _ in range(n):
+        logits = model(mx.array([ids + out]))[0, -1].astype(mx.float32)
+        lp = logits - mx.logsumexp(logits)
+        nxt = int(mx.argmax(lp).item())
+        out.append(nxt)
+        logprobs.append(float(lp[nxt].item()))
+    return tok.decode(out), logprobs
+
+
+@pytest.fixture
+def store_serve(heron_bin, store, tmp_path):
+    """A `heron serve` on the test's own store."""
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_MODELS=str(store))
+    with open(log, "wb") as f:
+        proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=f, stderr=f)
+    client = ollama.Client(host=f"http://127.0.0.1:{port}")
+    client.url = f"http://127.0.0.1:{port}"  # for fields the client's types leave out
+    for _ in range(300):
+        try:
+            client.list()
+            break
+        except Exception:
+            if proc.poll() is not None:
+                pytest.fail(log.read_text())
+            time.sleep(0.1)
+    yield client
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.mark.parametrize("model,quant", [("tiny-llama", "int4"), ("tiny-llama", "int8"),
+                                         ("tiny-llama", "mxfp4"), ("tiny-qwen3", "int4"),
+                                         ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8")])
+def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
+    r = create("served", f"FROM {MODELS / model}\n", "--quantize", quant)
+    assert r.returncode == 0, r.stderr
+    prompt = "the quick brown fox"
+    text, ref_logprobs = mlx_lm_greedy(as_hf_dir(store, "served", tmp_path / "hf"), prompt, 12)
+    got = store_serve.generate(model="served", prompt=prompt, raw=True, logprobs=True,
+                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+
+
+def test_mx_modes_store_mlx_layout(create, store):
+    r = create("mx", f"FROM {MODELS / 'tiny-qwen3'}\n", "--quantize", "nvfp4")
+    assert r.returncode == 0, r.stderr
+    source = mx.load(str(MODELS / "tiny-qwen3" / "model.safetensors"))
+    stored = load_st(layer(store, "mx", "model.safetensors"))
+    w = source["model.layers.0.mlp.up_proj.weight"]
+    qw, scales = mx.quantize(w, mode="nvfp4")[:2]
+    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.weight"], qw)
+    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.scales"], scales)
+    assert "model.layers.0.mlp.up_proj.biases" not in stored
+    # The tied head goes to 8 bits (mxfp8).
+    head = mx.quantize(source["model.embed_tokens.weight"], mode="mxfp8")[0]
+    assert mx.array_equal(stored["model.embed_tokens.weight"], head)
+    assert mx.array_equal(stored["model.norm.weight"], source["model.norm.weight"])
+
+
+def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):
+    r = create("smol", f"FROM {default_model}\n")
+    assert r.returncode == 0, r.stderr
+    gguf = layer(store, "smol", "model.gguf")
+    assert "sha256:" + hashlib.sha256(default_model.read_bytes()).hexdigest() == \
+        "sha256:" + gguf.name.split("-", 1)[1]
+    args = ["--prompt", "Hello", "--temperature", "0", "--max-tokens", "8", "--raw"]
+    a = run("generate", "--model", store / "manifests/library/smol/latest", *args)
+    b = run("generate", "--model", default_model, *args)
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    r = create("smol4", f"FROM {default_model}\n", "--quantize", "q4")
+    assert r.returncode != 0 and "already quantized" in r.stderr
+
+
+def test_relative_paths_and_existing_model_sources(create, store, tmp_path):
+    (tmp_path / "m").symlink_to(MODELS / "tiny-llama")
+    assert create("base", "FROM ./m\n", "--quantize", "int8").returncode == 0
+    r = create("again", "FROM base\n", "--quantize", "int4")
+    assert r.returncode != 0 and "already quantized" in r.stderr
+    r = create("withdraft", "FROM base\nDRAFT ./m\n", "--draft-quantize", "q4")
+    assert r.returncode == 0, r.stderr
+    base, wd = manifest(store, "base"), manifest(store, "withdraft")
+    # The target's blobs are shared, not rewritten.
+    assert {l["digest"] for l in base["layers"]} <= {l["digest"] for l in wd["layers"]}
+    names = {l["name"] for l in wd["layers"]}
+    assert {"draft.safetensors", "draft.config.json"} <= names
+    draft = load_st(layer(store, "withdraft", "draft.safetensors"))
+    assert all(k.startswith("draft.") for k in draft)
+    assert draft["draft.model.layers.0.mlp.up_proj.weight"].dtype == mx.uint32
+
+
+@pytest.mark.parametrize("modelfile,flags,message", [
+    ("FROM {tiny}\n", ["--draft-quantize", "q4"], "--draft-quantize needs a DRAFT"),
+    ("PARAMETER temperature 1\n", [], "no FROM"),
+    ("FROM {tiny}\nPARAMETER temperature 1\nBOGUS x\n", [], ":3: unknown instruction 'bogus'"),
+    ("FROM {tiny}\nPARAMETER top_k 1.5\n", [], ":2: parameter top_k"),
+    ("FROM {tiny}\nPARAMETER nonsense 1\n", [], ":2: unknown parameter 'nonsense'"),
+    ("FROM {tiny}\nSYSTEM \"\"\"open\n", [], ":2: unterminated"),
+    ("FROM {tiny}\n", ["--quantize", "q3"], "unknown quantization type 'q3'"),
+    ("FROM {tiny}\nDRAFT {gguf}\n", [], "different vocabulary"),
+    ("FROM /nonexistent/dir\n", [], "no such file, directory or model"),
+])
+def test_create_errors(create, store, default_model, modelfile, flags, message):
+    text = modelfile.format(tiny=MODELS / "tiny-llama", gguf=default_model)
+    r = create("bad", text, *flags)
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+    assert not (store / "manifests" / "library" / "bad").exists()
+
+
+@pytest.mark.parametrize("name", ["../x", "/abs", "a/b/c", "x:", "-x", "a..b", "x" * 81, "a b"])
+def test_bad_names_are_refused(create, store, name):
+    r = create(name, f"FROM {MODELS / 'tiny-llama'}\n")
+    assert r.returncode == 1 and "invalid model name" in r.stderr, r.stderr
+    assert not store.exists() or not list((store / "manifests").rglob("*"))
+
+
+def test_sigkill_leaves_no_manifest_and_next_start_cleans(heron_bin, create, store, tmp_path,
+                                                         default_model):
+    mf = tmp_path / "Modelfile"
+    mf.write_text(f"FROM {default_model}\n")
+    env = dict(os.environ, HERON_MODELS=str(store))
+    proc = subprocess.Popen([str(heron_bin), "create", "killed", "-f", str(mf)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while not list((store / "tmp").glob("blob-*")) if (store / "tmp").exists() else True:
+        assert time.time() < deadline and proc.poll() is None, "create never wrote a temp file"
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (store / "manifests" / "library" / "killed").exists()
+    assert list((store / "tmp").iterdir())  # the killed writer's temp file is still there
+    assert create("next", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    assert list((store / "tmp").iterdir()) == []
+    used = {l["digest"] for l in manifest(store, "next")["layers"]}
+    used.add(manifest(store, "next")["config"]["digest"])
+    assert {p.name.replace("-", ":", 1) for p in (store / "blobs").iterdir()} == used
+
+
+def test_digest_tampering_is_refused(create, store, run, store_serve):
+    assert create("t", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    path = store / "manifests" / "library" / "t" / "latest"
+    m = json.loads(path.read_text())
+    m["layers"][0]["digest"] = "sha256:../../../../etc/passwd"
+    path.write_text(json.dumps(m))
+    r = run("generate", "--model", path, "--prompt", "hi", "--max-tokens", "1")
+    assert r.returncode == 1 and "invalid blob digest" in r.stderr
+    with pytest.raises(ollama.ResponseError) as e:
+        store_serve.show("t")
+    assert e.value.status_code == 500 and "invalid blob digest" in str(e.value)
+    # A settings blob whose bytes no longer match its digest.
+    m = manifest(store, "t")
+    m["layers"] = manifest(store, "t")["layers"]
+    assert create("u", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    settings = blob(store, manifest(store, "u")["config"]["digest"])
+    settings.write_text(settings.read_text().replace("safetensors", "gguf"))
+    with pytest.raises(ollama.ResponseError) as e:
+        store_serve.show("u")
+    assert "does not match its digest" in str(e.value)
+    # Still listed, so it can be deleted.
+    assert {"t:latest", "u:latest"} <= {m.model for m in store_serve.list().models}
+    store_serve.delete("u")
+    store_serve.delete("t")  # even with a malformed manifest
+    assert not (store / "manifests" / "library").exists()
+
+
+def test_ollama_client_create_list_show_copy_delete(store_serve, store):
+    c = store_serve
+    events = list(c.create(model="tiny", from_=str(MODELS / "tiny-llama"), quantize="q8",
+                           system="You are terse.", template="{{ messages }}",
+                           parameters={"temperature": 0.25, "stop": ["<|im_end|>", "\n\n"],
+                                       "num_predict": 3},
+                           messages=[{"role": "user", "content": "hi"},
+                                     {"role": "assistant", "content": "hello"}],
+                           license="MIT", stream=True))
+    assert events[0].status == "parsing modelfile" and events[-1].status == "success"
+    assert any(e.total and e.completed == e.total for e in events)
+    names = [m.model for m in c.list().models]
+    assert "tiny:latest" in names
+    entry = [m for m in c.list().models if m.model == "tiny:latest"][0]
+    assert entry.details.format == "safetensors" and entry.details.quantization_level == "int8"
+    assert entry.size > 0 and len(entry.digest) == 64
+    s = c.show("tiny")
+    raw = json.loads(urllib.request.urlopen(urllib.request.Request(
+        c.url + "/api/show", data=b'{"model": "tiny"}', method="POST")).read())
+    assert raw["system"] == "You are terse."
+    assert raw["messages"][1] == {"role": "assistant", "content": "hello"}
+    assert s.template == "{{ messages }}" and s.license == "MIT"
+    assert "temperature" in s.parameters and '"\\n\\n"' in s.parameters
+    assert "PARAMETER stop \"<|im_end|>\"" in s.modelfile and "SYSTEM" in s.modelfile
+    assert s.modelinfo["general.architecture"] == "llama"
+    assert s.modelinfo["llama.block_count"] == 2
+
+    c.copy("tiny", "tiny2:v1")
+    assert manifest(store, "tiny2", "v1") == manifest(store, "tiny")
+    c.delete("tiny")
+    assert "tiny:latest" not in [m.model for m in c.list().models]
+    m = manifest(store, "tiny2", "v1")
+    for l in m["layers"]:  # still used by the copy
+        assert blob(store, l["digest"]).exists()
+    c.delete("tiny2:v1")
+    assert list((store / "blobs").iterdir()) == []
+    with pytest.raises(ollama.ResponseError) as e:
+        c.delete("tiny2:v1")
+    assert e.value.status_code == 404
+    with pytest.raises(ollama.ResponseError) as e:
+        c.copy("../x", "y")
+    assert e.value.status_code == 400 and "invalid model name" in str(e.value)
+
+
+def test_model_parameters_are_defaults_requests_override(store_serve):
+    c = store_serve
+    c.create(model="short", from_=str(MODELS / "tiny-llama"), parameters={"num_predict": 3,
+                                                                            "temperature": 0})
+    r = c.generate(model="short", prompt="hello there", raw=True)
+    assert r.eval_count == 3
+    r = c.generate(model="short", prompt="hello there", raw=True, options={"num_predict": 5})
+    assert r.eval_count == 5
+    with pytest.raises(ollama.ResponseError) as e:
+        c.create(model="x", from_=str(MODELS / "tiny-llama"), parameters={"top_k": "many"})
+    assert e.value.status_code == 400 and "top_k" in str(e.value)
+
+
+def test_create_over_http_reports_errors(store_serve):
+    with pytest.raises(ollama.ResponseError) as e:
+        store_serve.create(model="x", from_=str(MODELS / "tiny-llama"), quantize="q3")
+    assert e.value.status_code == 400 and "q3" in str(e.value)
+    with pytest.raises(ollama.ResponseError) as e:
+        store_serve.create(model="x")
+    assert e.value.status_code == 400 and "from" in str(e.value)
+
+
+def post(client, path, body):
+    req = urllib.request.Request(client.url + path, data=json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(req) as r:
+        return [json.loads(line) for line in r.read().decode().splitlines()]
+
+
+def test_modelfile_field_system_and_messages_shape_the_prompt(store_serve):
+    c = store_serve
+    lines = post(c, "/api/create", {"model": "sys", "modelfile":
+                                    f"FROM {MODELS / 'tiny-llama'}\nSYSTEM be brief\n"
+                                    "MESSAGE user hi\nMESSAGE assistant hello\n"})
+    assert lines[-1] == {"status": "success"}
+    # The JSON "from" with a Modelfile that has none; a malformed Modelfile names its line.
+    lines = post(c, "/api/create", {"model": "sys2", "from": str(MODELS / "tiny-llama"),
+                                    "modelfile": "SYSTEM hi\n"})
+    assert lines[-1] == {"status": "success"}
+    with pytest.raises(urllib.error.HTTPError) as e:
+        post(c, "/api/create", {"model": "sys3", "modelfile": f"FROM {MODELS / 'tiny-llama'}\n"
+                                                              "SYSTEM ok\nWHAT now\n"})
+    assert e.value.code == 400
+    assert json.loads(e.value.read())["error"] == "modelfile:3: unknown instruction 'what'"
+    ask = [{"role": "user", "content": "what?"}]
+    opts = {"num_predict": 1}
+    with_model = c.chat(model="sys", messages=ask, options=opts)
+    explicit = c.chat(model=str(MODELS / "tiny-llama"), options=opts, messages=[
+        {"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"}, *ask])
+    plain = c.chat(model=str(MODELS / "tiny-llama"), messages=ask, options=opts)
+    assert with_model.prompt_eval_count == explicit.prompt_eval_count > plain.prompt_eval_count
+    # A request's own system message replaces the model's SYSTEM.
+    own = c.chat(model="sys", options=opts, messages=[{"role": "system", "content": "x"}, *ask])
+    assert own.prompt_eval_count < with_model.prompt_eval_count
+
+
+def test_concurrent_creates_share_blobs(heron_bin, store, tmp_path):
+    mf = tmp_path / "Modelfile"
+    mf.write_text(f"FROM {MODELS / 'tiny-llama'}\n")
+    env = dict(os.environ, HERON_MODELS=str(store))
+    procs = [subprocess.Popen([str(heron_bin), "create", f"m{i}", "-f", str(mf), "--quantize",
+                               "int4"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for i in range(4)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    digests = {json.dumps(manifest(store, f"m{i}")["layers"]) for i in range(4)}
+    assert len(digests) == 1
+    assert list((store / "tmp").iterdir()) == []
+    assert len(list((store / "blobs").iterdir())) == len(manifest(store, "m0")["layers"]) + 1
+
+
+def test_mlx_lm_quantized_source_is_copied_not_requantized(create, store, store_serve, tmp_path):
+    from mlx_lm import convert
+
+    src = tmp_path / "mlx-q4"
+    convert(str(MODELS / "tiny-llama"), mlx_path=str(src), quantize=True, q_bits=4,
+            q_group_size=64)
+    r = create("conv", f"FROM {src}\n", "--quantize", "int8")
+    assert r.returncode == 1 and "already quantized" in r.stderr
+    r = create("conv", f"FROM {src}\n")
+    assert r.returncode == 0, r.stderr
+    ours = load_st(layer(store, "conv", "model.safetensors"))
+    theirs = mx.load(str(src / "model.safetensors"))
+    assert ours.keys() == theirs.keys()
+    assert all(mx.array_equal(ours[k], theirs[k]) for k in ours)
+    config = json.loads(layer(store, "conv", "config.json").read_text())
+    assert config["quantization"] == {"group_size": 64, "bits": 4, "mode": "affine"}
+    # mlx-lm keeps the template in chat_template.jinja; the store has it in tokenizer_config.
+    tc = json.loads(layer(store, "conv", "tokenizer_config.json").read_text())
+    assert tc["chat_template"] == (src / "chat_template.jinja").read_text()
+    prompt = "over the lazy dog"
+    text, ref_logprobs = mlx_lm_greedy(src, prompt, 10)
+    got = store_serve.generate(model="conv", prompt=prompt, raw=True, logprobs=True,
+                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 10})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+
+
+def test_client_leaving_cancels_a_create(store_serve, store, default_model):
+    import http.client
+    from urllib.parse import urlparse
+
+    u = urlparse(store_serve.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn.request("POST", "/api/create", body=json.dumps(
+        {"model": "gone", "from": str(default_model), "stream": True}))
+    resp = conn.getresponse()
+    assert resp.status == 200
+    while b"copying" not in resp.readline():
+        pass
+    conn.sock.close()  # leave mid-copy
+    conn.close()
+    deadline = time.time() + 30
+    while list((store / "tmp").iterdir()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert list((store / "tmp").iterdir()) == []
+    assert list((store / "blobs").iterdir()) == []  # stopped mid-copy, not after
+    assert not (store / "manifests" / "library" / "gone").exists()
+    assert "gone:latest" not in [m.model for m in store_serve.list().models]
+
+
+def test_openai_api_lists_store_models_and_applies_their_defaults(store_serve):
+    import openai
+
+    store_serve.create(model="oa", from_=str(MODELS / "tiny-llama"),
+                       parameters={"num_predict": 2})
+    client = openai.OpenAI(base_url=store_serve.url + "/v1", api_key="unused")
+    assert "oa:latest" in [m.id for m in client.models.list().data]
+    ask = [{"role": "user", "content": "hello"}]
+    r = client.chat.completions.create(model="oa", messages=ask)
+    assert r.usage.completion_tokens == 2 and r.choices[0].finish_reason == "length"
+    r = client.chat.completions.create(model="oa", messages=ask, max_tokens=4)
+    assert r.usage.completion_tokens == 4
+
+
+def test_other_quantizers_are_refused(create, tmp_path):
+    src = tmp_path / "gptq"
+    src.mkdir()
+    for f in (MODELS / "tiny-llama").iterdir():
+        (src / f.name).symlink_to(f)
+    config = json.loads((MODELS / "tiny-llama" / "config.json").read_text())
+    config["quantization_config"] = {"quant_method": "gptq", "bits": 4}
+    (src / "config.json").unlink()
+    (src / "config.json").write_text(json.dumps(config))
+    r = create("g", f"FROM {src}\n")
+    assert r.returncode == 1 and "quantized with gptq, which heron cannot read" in r.stderr
