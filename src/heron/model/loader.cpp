@@ -9,6 +9,7 @@
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/model/registry.h"
+#include "heron/model/warmup.h"
 
 namespace heron::model {
 
@@ -28,8 +29,26 @@ json read_json_file(const fs::path& path) {
   }
 }
 
-mx::Dtype default_dtype() {
-  return mx::default_device() == mx::Device::cpu ? mx::float32 : mx::float16;
+bool on_gpu() {
+  return mx::default_device() == mx::Device::gpu;
+}
+
+// The CPU computes in float32 (its kernels are float32); GPUs in the checkpoint's
+// 16-bit type, so bfloat16 models keep their range.
+mx::Dtype default_dtype(const json& config) {
+  if (!on_gpu()) return mx::float32;
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (config.contains(key) && config[key].is_string()) {
+      auto d = dtype_from_name(config[key].get<std::string>());
+      if (d && *d != mx::float32) return *d;
+    }
+  }
+  return mx::float16;
+}
+
+LoadedModel finish(LoadedModel loaded, const LoadOptions& options) {
+  if (options.warm_up && on_gpu()) warm_up(*loaded.model);
+  return loaded;
 }
 
 LoadedModel load_hf_dir(const fs::path& dir, const LoadOptions& options) {
@@ -39,9 +58,10 @@ LoadedModel load_hf_dir(const fs::path& dir, const LoadOptions& options) {
   if (fs::exists(dir / "generation_config.json")) {
     generation = read_json_file(dir / "generation_config.json");
   }
-  auto config = config_from_hf(read_json_file(config_path), generation, config_path.string());
+  const auto config_json = read_json_file(config_path);
+  auto config = config_from_hf(config_json, generation, config_path.string());
   Weights weights(io::load_safetensors_dir(dir), dir.string(), config.quant_group_size,
-                  options.dtype.value_or(default_dtype()));
+                  options.dtype.value_or(default_dtype(config_json)));
   LoadedModel loaded{dir.string(), build_model(config, weights), nullptr};
   if (options.load_tokenizer && fs::exists(dir / "tokenizer.json")) {
     loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(dir);
@@ -58,7 +78,8 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   }
   // GGUF files of tied models simply have no output tensor.
   config.tie_word_embeddings = renamed.count("lm_head.weight") == 0;
-  Weights weights(std::move(renamed), path.string(), 32, options.dtype.value_or(default_dtype()));
+  Weights weights(std::move(renamed), path.string(), 32,
+                  options.dtype.value_or(default_dtype(json::object())));
   LoadedModel loaded{path.string(), build_model(config, weights), nullptr};
   if (options.load_tokenizer) {
     loaded.tokenizer = tokenizer::Tokenizer::from_gguf_metadata(header.metadata);
@@ -68,13 +89,20 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
 
 }  // namespace
 
+std::optional<mx::Dtype> dtype_from_name(const std::string& name) {
+  if (name == "float32" || name == "fp32") return mx::float32;
+  if (name == "float16" || name == "fp16") return mx::float16;
+  if (name == "bfloat16" || name == "bf16") return mx::bfloat16;
+  return std::nullopt;
+}
+
 std::string hf_name_from_gguf(const std::string& name) {
   static const std::vector<std::pair<std::string, std::string>> layer_parts = {
-      {"attn_norm", "input_layernorm"},        {"ffn_norm", "post_attention_layernorm"},
-      {"attn_q_norm", "self_attn.q_norm"},     {"attn_k_norm", "self_attn.k_norm"},
-      {"attn_q", "self_attn.q_proj"},          {"attn_k", "self_attn.k_proj"},
-      {"attn_v", "self_attn.v_proj"},          {"attn_output", "self_attn.o_proj"},
-      {"ffn_gate", "mlp.gate_proj"},           {"ffn_up", "mlp.up_proj"},
+      {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
+      {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
+      {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
+      {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
+      {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
       {"ffn_down", "mlp.down_proj"},
   };
   static const std::regex layer(R"(blk\.(\d+)\.([a-z_]+)\.(\w+))");
@@ -96,14 +124,14 @@ std::string hf_name_from_gguf(const std::string& name) {
 
 LoadedModel load_model(const fs::path& path, const LoadOptions& options) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return load_hf_dir(path, options);
+  if (fs::is_directory(path, ec)) return finish(load_hf_dir(path, options), options);
   if (!fs::exists(path, ec)) throw Error(path.string() + ": no such file or directory");
-  if (path.extension() == ".gguf") return load_gguf(path, options);
+  if (path.extension() == ".gguf") return finish(load_gguf(path, options), options);
   // Sniff the magic for GGUF files without the usual extension.
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  if (in && std::string(magic, 4) == "GGUF") return load_gguf(path, options);
+  if (in && std::string(magic, 4) == "GGUF") return finish(load_gguf(path, options), options);
   throw Error(path.string() +
               ": not a model (expected a GGUF file or a directory with config.json)");
 }
