@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import time
+from math import prod
 from pathlib import Path
 
 SHAPES = {
@@ -101,7 +102,9 @@ def make_bf16_model(name, out: Path):
             flush()
     if shard:
         flush()
-    (out / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    total = sum(n * 2 for shape in tensor_shapes(c).values() for n in [prod(shape)])
+    (out / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map}))
     (out / "config.json").write_text(json.dumps(c, indent=1))
 
 

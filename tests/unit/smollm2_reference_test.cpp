@@ -8,7 +8,8 @@
 // matmuls, so its near-tie margin is 0.15 (exact float64 math on these weights
 // disagrees with it only below ~0.12); mlx-lm computes in float32 like us, so its
 // margin is 0.01. In a 16-bit type (HERON_TEST_DTYPE, for GPU runs) the mlx-lm margin
-// is test_precision()'s near_tie, and greedy runs must agree for their first 16 tokens.
+// is test_precision()'s near_tie, and greedy runs must agree for their first 16 tokens
+// unless they part at a near-tie of the reference.
 #include <gtest/gtest.h>
 #include <mlx/mlx.h>
 
@@ -132,7 +133,11 @@ TEST_F(SmolLM2, GreedyContinuationsAgreeWithMlxLm) {
     while (same < ours.size() && ours[same] == expected[same]) ++same;
     std::cout << "  " << kPrecision.name << " " << g["prompt"] << ": " << same << "/"
               << expected.size() << " tokens agree\n";
-    EXPECT_GE(same, std::min(heron::test::kReducedGreedyPrefix, expected.size())) << g["prompt"];
+    // Parting earlier is allowed only where the float32 reference itself is at a near-tie.
+    if (same < std::min(heron::test::kReducedGreedyPrefix, expected.size())) {
+      EXPECT_LT(g["margins"][same].get<double>(), kMlxLmNearTie)
+          << g["prompt"] << ": parted at token " << same << " where the reference was sure";
+    }
   }
 }
 

@@ -22,7 +22,7 @@ class Attention {
                               cache::Cache& cache) const;
 
  private:
-  Linear q_, k_, v_, o_;
+  Linear qkv_, o_;  // q, k and v projections fused (Linear::concat)
   std::optional<RMSNorm> q_norm_, k_norm_;
   std::shared_ptr<const Rope> rope_;
   int heads_ = 0, kv_heads_ = 0, head_dim_ = 0;

@@ -1,6 +1,7 @@
 #include "heron/model/layers/linear.h"
 
 #include <mlx/ops.h>
+#include <mlx/transforms.h>
 
 #include "heron/core/error.h"
 #include "heron/kernels/quantized_matmul.h"
@@ -34,6 +35,36 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
   l.in_features_ = static_cast<int>(in);
   l.scales_ = mx::astype(*l.scales_, w.dtype());
   l.biases_ = mx::astype(*l.biases_, w.dtype());
+  return l;
+}
+
+Linear Linear::concat(const std::vector<Linear>& parts) {
+  Linear l = parts.at(0);
+  auto joined = [&](auto member) {
+    std::vector<mx::array> rows;
+    for (const auto& p : parts) rows.push_back(*(p.*member));
+    return mx::concatenate(rows, 0);
+  };
+  for (const auto& p : parts) {
+    if (p.in_features_ != l.in_features_ || p.quant_.bits != l.quant_.bits ||
+        p.quant_.group_size != l.quant_.group_size || p.bias_.has_value() != l.bias_.has_value()) {
+      throw Error("cannot fuse linear layers of different kinds");
+    }
+  }
+  std::vector<mx::array> rows;
+  for (const auto& p : parts) rows.push_back(p.weight_);
+  l.weight_ = mx::concatenate(rows, 0);
+  std::vector<mx::array> fused{l.weight_};
+  if (l.quant_.bits) {
+    l.scales_ = joined(&Linear::scales_);
+    l.biases_ = joined(&Linear::biases_);
+    fused.insert(fused.end(), {*l.scales_, *l.biases_});
+  }
+  if (l.bias_) {
+    l.bias_ = joined(&Linear::bias_);
+    fused.push_back(*l.bias_);
+  }
+  mx::eval(fused);
   return l;
 }
 

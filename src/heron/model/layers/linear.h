@@ -3,6 +3,7 @@
 // uint32 weight [out, in*bits/32], scales/biases [out, in/group]).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <mlx/array.h>
 
@@ -19,7 +20,13 @@ class Linear {
  public:
   // Loads PREFIX.weight (+ .scales/.biases when quantized, + .bias when present).
   static Linear load(Weights& w, const std::string& prefix);
+  // Layers that read the same input as one layer with their outputs side by side
+  // (q/k/v, gate/up): one larger matrix product instead of several small ones, which
+  // on GPUs means fewer kernels per token. The parts must agree on input size,
+  // quantization and bias; the result is evaluated here so the parts can be freed.
+  static Linear concat(const std::vector<Linear>& parts);
   mlx::core::array operator()(const mlx::core::array& x) const;
+  int out_features() const { return weight_.shape(0); }
 
   const mlx::core::array& weight() const { return weight_; }
   const QuantParams& quant() const { return quant_; }

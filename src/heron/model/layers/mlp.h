@@ -12,7 +12,7 @@ class GatedMLP {
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
-  Linear gate_, up_, down_;
+  Linear gate_up_, down_;  // gate and up projections fused (Linear::concat)
 };
 
 }  // namespace heron::model
