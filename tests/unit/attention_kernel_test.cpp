@@ -58,11 +58,20 @@ float relative_error(const Case& c, uint64_t seed) {
   return relative_error(q, k, v, c.causal);
 }
 
-// Runs the body once per CPU implementation and restores the automatic pick.
+// Runs the body once per CPU implementation and restores the automatic pick. These
+// are CPU kernels: the CPU is the default device for the test even in a GPU build.
 class AttentionKernel : public ::testing::TestWithParam<Isa> {
  protected:
-  void SetUp() override { heron::kernels::set_sdpa_isa(GetParam()); }
-  void TearDown() override { heron::kernels::set_sdpa_isa(Isa::Auto); }
+  void SetUp() override {
+    device_ = mx::default_device();
+    mx::set_default_device(mx::Device::cpu);
+    heron::kernels::set_sdpa_isa(GetParam());
+  }
+  void TearDown() override {
+    heron::kernels::set_sdpa_isa(Isa::Auto);
+    mx::set_default_device(device_);
+  }
+  mx::Device device_ = mx::Device::cpu;
 };
 
 constexpr float kTol = 1e-5f;

@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "heron/core/error.h"
 #include "heron/model/loader.h"
+#include "test_precision.h"
 
 namespace mx = mlx::core;
 using heron::model::Batch;
@@ -18,8 +20,10 @@ namespace {
 
 const std::string kModels = std::string(HERON_FIXTURES) + "/models/";
 
-// float32 tolerance: max |ours - reference| <= 1e-4 * max |reference|.
-constexpr float kRelTol = 1e-4f;
+// HERON_TEST_DTYPE picks the compute type; see test_precision.h for the tolerances.
+const heron::test::Precision kPrecision = heron::test::test_precision();
+const float kRelTol = kPrecision.logits_rel_tol;
+const LoadOptions kLoad{.dtype = kPrecision.dtype, .load_tokenizer = false};
 
 float relative_error(const mx::array& ours, const mx::array& ref) {
   auto err = mx::max(mx::abs(mx::subtract(mx::astype(ours, mx::float32), ref))).item<float>();
@@ -38,13 +42,14 @@ TEST_P(ModelLogits, FullSequenceMatchesMlxLm) {
   const auto dir = kModels + GetParam();
   auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
   auto tokens = to_vector(ref.at("tokens"));
-  auto loaded =
-      heron::model::load_model(dir, LoadOptions{.dtype = mx::float32, .load_tokenizer = false});
+  auto loaded = heron::model::load_model(dir, kLoad);
   auto caches = loaded.model->make_caches();
   auto logits = loaded.model->forward(Batch::single(tokens, 0), caches).logits;
   ASSERT_EQ(logits.shape(),
             (mx::Shape{1, static_cast<int>(tokens.size()), ref.at("logits").shape(1)}));
-  EXPECT_LE(relative_error(mx::squeeze(logits, 0), ref.at("logits")), kRelTol);
+  const float err = relative_error(mx::squeeze(logits, 0), ref.at("logits"));
+  std::cout << "  " << kPrecision.name << " relative error: " << err << "\n";
+  EXPECT_LE(err, kRelTol);
 }
 
 // Prefill a prefix, then one token at a time through the KV cache.
@@ -53,8 +58,7 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
   auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
   auto tokens = to_vector(ref.at("tokens"));
   const auto& expected = ref.at("logits");
-  auto loaded =
-      heron::model::load_model(dir, LoadOptions{.dtype = mx::float32, .load_tokenizer = false});
+  auto loaded = heron::model::load_model(dir, kLoad);
   auto caches = loaded.model->make_caches();
   const int prefix = 25;
   std::vector<int> head(tokens.begin(), tokens.begin() + prefix);

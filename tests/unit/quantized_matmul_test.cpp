@@ -49,11 +49,20 @@ float relative_error(const mx::array& x, const Quantized& q, int group_size, int
   return err / std::max(scale, 1e-30f);
 }
 
-// Runs the body once per CPU implementation and restores the automatic pick.
+// Runs the body once per CPU implementation and restores the automatic pick. These
+// are CPU kernels: the CPU is the default device for the test even in a GPU build.
 class QuantizedMatmul : public ::testing::TestWithParam<Isa> {
  protected:
-  void SetUp() override { heron::kernels::set_qmm_isa(GetParam()); }
-  void TearDown() override { heron::kernels::set_qmm_isa(Isa::Auto); }
+  void SetUp() override {
+    device_ = mx::default_device();
+    mx::set_default_device(mx::Device::cpu);
+    heron::kernels::set_qmm_isa(GetParam());
+  }
+  void TearDown() override {
+    heron::kernels::set_qmm_isa(Isa::Auto);
+    mx::set_default_device(device_);
+  }
+  mx::Device device_ = mx::Device::cpu;
 };
 
 constexpr float kTol = 1e-5f;

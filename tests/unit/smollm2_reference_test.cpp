@@ -7,10 +7,13 @@
 // top-2 logit margin is a near-tie. llama.cpp rounds activations to 8 bits in its CPU
 // matmuls, so its near-tie margin is 0.15 (exact float64 math on these weights
 // disagrees with it only below ~0.12); mlx-lm computes in float32 like us, so its
-// margin is 0.01.
+// margin is 0.01. In a 16-bit type (HERON_TEST_DTYPE, for GPU runs) the mlx-lm margin
+// is test_precision()'s near_tie, and greedy runs must agree for their first 16 tokens
+// unless they part at a near-tie of the reference.
 #include <gtest/gtest.h>
 #include <mlx/mlx.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +22,7 @@
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
 #include "heron/template/chat_prompt.h"
+#include "test_precision.h"
 
 namespace mx = mlx::core;
 using heron::model::Batch;
@@ -26,8 +30,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kLlamaCppNearTie = 0.15;
-constexpr double kMlxLmNearTie = 0.01;
+const double kLlamaCppNearTie = std::max(0.15, heron::test::test_precision().near_tie);
+const heron::test::Precision kPrecision = heron::test::test_precision();
+const double kMlxLmNearTie = kPrecision.near_tie;
 
 json read_fixture(const std::string& name) {
   std::ifstream in(std::string(HERON_FIXTURES) + "/" + name);
@@ -37,7 +42,8 @@ json read_fixture(const std::string& name) {
 class SmolLM2 : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    loaded_ = new heron::model::LoadedModel(heron::model::load_model(heron::default_model_path()));
+    loaded_ = new heron::model::LoadedModel(heron::model::load_model(
+        heron::default_model_path(), heron::model::LoadOptions{.dtype = kPrecision.dtype}));
   }
   static void TearDownTestSuite() { delete loaded_; }
 
@@ -116,7 +122,22 @@ TEST_F(SmolLM2, GreedyContinuationsAgreeWithMlxLm) {
   const auto reference = read_fixture("smollm2_mlxlm.json");
   ASSERT_EQ(reference["greedy"].size(), 5u);
   for (const auto& g : reference["greedy"]) {
-    EXPECT_EQ(expect_greedy_agreement(g, kMlxLmNearTie), g["continuation"].size()) << g["prompt"];
+    if (!kPrecision.reduced()) {
+      EXPECT_EQ(expect_greedy_agreement(g, kMlxLmNearTie), g["continuation"].size()) << g["prompt"];
+      continue;
+    }
+    auto expected = g["continuation"].get<std::vector<int>>();
+    auto ours =
+        greedy(g["prompt_tokens"].get<std::vector<int>>(), static_cast<int>(expected.size()));
+    size_t same = 0;
+    while (same < ours.size() && ours[same] == expected[same]) ++same;
+    std::cout << "  " << kPrecision.name << " " << g["prompt"] << ": " << same << "/"
+              << expected.size() << " tokens agree\n";
+    // Parting earlier is allowed only where the float32 reference itself is at a near-tie.
+    if (same < std::min(heron::test::kReducedGreedyPrefix, expected.size())) {
+      EXPECT_LT(g["margins"][same].get<double>(), kMlxLmNearTie)
+          << g["prompt"] << ": parted at token " << same << " where the reference was sure";
+    }
   }
 }
 

@@ -34,6 +34,9 @@ const std::vector<FlagSpec> kFlags = {
     {"raw", false, "send the prompt as is (with the tokenizer's BOS), without the chat template"},
     {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
     {"stats-json", false, "print the statistics as one JSON line on stderr"},
+    {"dtype", true,
+     "compute type: float32, float16 or bfloat16 (default: float32 on the CPU, "
+     "the model's 16-bit type on GPUs)"},
     {"help", false, "show this help"},
 };
 
@@ -86,6 +89,13 @@ int run_generate(const std::vector<std::string>& argv) {
   std::string model_arg = args.get_or("model", "default");
   const std::filesystem::path model_path =
       model_arg == "default" ? default_model_path() : std::filesystem::path(model_arg);
+  model::LoadOptions load_options;
+  if (auto name = args.get("dtype")) {
+    load_options.dtype = model::dtype_from_name(*name);
+    if (!load_options.dtype) {
+      throw UsageError("--dtype must be float32, float16 or bfloat16, not '" + *name + "'");
+    }
+  }
   const bool raw = args.has("raw");
   const auto system = args.get("system");
 
@@ -93,7 +103,7 @@ int run_generate(const std::vector<std::string>& argv) {
   Worker mlx_thread;
   auto job = mlx_thread.submit([&] {
     try {
-      auto loaded = model::load_model(model_path);
+      auto loaded = model::load_model(model_path, load_options);
       if (!loaded.tokenizer) throw Error(model_path.string() + ": the model has no tokenizer");
       auto& tok = *loaded.tokenizer;
       std::string text = prompt;

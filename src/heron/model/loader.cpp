@@ -9,6 +9,7 @@
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/model/registry.h"
+#include "heron/model/warmup.h"
 #include "heron/store/model_files.h"
 
 namespace heron::model {
@@ -29,8 +30,26 @@ json read_json_file(const fs::path& path) {
   }
 }
 
-mx::Dtype default_dtype() {
-  return mx::default_device() == mx::Device::cpu ? mx::float32 : mx::float16;
+bool on_gpu() {
+  return mx::default_device() == mx::Device::gpu;
+}
+
+// The CPU computes in float32 (its kernels are float32); GPUs in the checkpoint's
+// 16-bit type, so bfloat16 models keep their range.
+mx::Dtype default_dtype(const json& config) {
+  if (!on_gpu()) return mx::float32;
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (config.contains(key) && config[key].is_string()) {
+      auto d = dtype_from_name(config[key].get<std::string>());
+      if (d && *d != mx::float32) return *d;
+    }
+  }
+  return mx::float16;
+}
+
+LoadedModel finish(LoadedModel loaded, const LoadOptions& options) {
+  if (options.warm_up && on_gpu()) warm_up(*loaded.model);
+  return loaded;
 }
 
 io::WeightMap load_safetensors(const store::ModelFiles& files) {
@@ -53,9 +72,10 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
   if (!config_path) throw Error(files.source + ": no config.json");
   json generation = nullptr;
   if (const auto* g = files.find("generation_config.json")) generation = read_json_file(*g);
-  auto config = config_from_hf(read_json_file(*config_path), generation, config_path->string());
+  const auto config_json = read_json_file(*config_path);
+  auto config = config_from_hf(config_json, generation, config_path->string());
   Weights weights(load_safetensors(files), files.source, config.quant_group_size,
-                  options.dtype.value_or(default_dtype()));
+                  options.dtype.value_or(default_dtype(config_json)));
   weights.set_quant_schemes(config.quant_mode, config.quant_layers);
   LoadedModel loaded{files.source, build_model(config, weights), nullptr};
   if (!options.load_tokenizer) return loaded;
@@ -79,7 +99,8 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   }
   // GGUF files of tied models simply have no output tensor.
   config.tie_word_embeddings = renamed.count("lm_head.weight") == 0;
-  Weights weights(std::move(renamed), path.string(), 32, options.dtype.value_or(default_dtype()));
+  Weights weights(std::move(renamed), path.string(), 32,
+                  options.dtype.value_or(default_dtype(json::object())));
   LoadedModel loaded{path.string(), build_model(config, weights), nullptr};
   if (options.load_tokenizer) {
     loaded.tokenizer = tokenizer::Tokenizer::from_gguf_metadata(header.metadata);
@@ -89,13 +110,20 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
 
 }  // namespace
 
+std::optional<mx::Dtype> dtype_from_name(const std::string& name) {
+  if (name == "float32" || name == "fp32") return mx::float32;
+  if (name == "float16" || name == "fp16") return mx::float16;
+  if (name == "bfloat16" || name == "bf16") return mx::bfloat16;
+  return std::nullopt;
+}
+
 std::string hf_name_from_gguf(const std::string& name) {
   static const std::vector<std::pair<std::string, std::string>> layer_parts = {
-      {"attn_norm", "input_layernorm"},        {"ffn_norm", "post_attention_layernorm"},
-      {"attn_q_norm", "self_attn.q_norm"},     {"attn_k_norm", "self_attn.k_norm"},
-      {"attn_q", "self_attn.q_proj"},          {"attn_k", "self_attn.k_proj"},
-      {"attn_v", "self_attn.v_proj"},          {"attn_output", "self_attn.o_proj"},
-      {"ffn_gate", "mlp.gate_proj"},           {"ffn_up", "mlp.up_proj"},
+      {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
+      {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
+      {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
+      {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
+      {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
       {"ffn_down", "mlp.down_proj"},
   };
   static const std::regex layer(R"(blk\.(\d+)\.([a-z_]+)\.(\w+))");
@@ -126,21 +154,22 @@ LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& option
 
 LoadedModel load_model(const fs::path& path, const LoadOptions& options) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return load_files(store::files_of_dir(path), options);
+  if (fs::is_directory(path, ec))
+    return finish(load_files(store::files_of_dir(path), options), options);
   if (store::is_manifest_path(path)) {
     auto files = store::files_of_manifest_path(path);
-    if (!options.draft) return load_files(files, options);
+    if (!options.draft) return finish(load_files(files, options), options);
     auto draft = store::draft_files(files);
     if (!draft) throw Error(files.source + " has no draft model");
-    return load_files(*draft, options);
+    return finish(load_files(*draft, options), options);
   }
   if (!fs::exists(path, ec)) throw Error(path.string() + ": no such file or directory");
-  if (path.extension() == ".gguf") return load_gguf(path, options);
+  if (path.extension() == ".gguf") return finish(load_gguf(path, options), options);
   // Sniff the magic for GGUF files without the usual extension.
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  if (in && std::string(magic, 4) == "GGUF") return load_gguf(path, options);
+  if (in && std::string(magic, 4) == "GGUF") return finish(load_gguf(path, options), options);
   throw Error(path.string() +
               ": not a model (expected a GGUF file or a directory with config.json)");
 }

@@ -16,13 +16,18 @@
 namespace heron::model {
 
 struct LoadOptions {
-  // Compute type for activations and float weights; default: float32 on the CPU,
-  // float16 on GPUs.
+  // Compute type for activations and float weights; default: float32 on the CPU; on
+  // GPUs the checkpoint's own 16-bit type (config.json "torch_dtype"), else float16.
   std::optional<mlx::core::Dtype> dtype;
   bool load_tokenizer = true;
   // For a store manifest: load the model's stored draft instead of the model.
   bool draft = false;
+  // Run one prefill and one decode step at load time on GPUs (see warmup.h).
+  bool warm_up = true;
 };
+
+// "float32", "float16" or "bfloat16" (also "fp32", "fp16", "bf16"); nullopt otherwise.
+std::optional<mlx::core::Dtype> dtype_from_name(const std::string& name);
 
 struct LoadedModel {
   std::string source;

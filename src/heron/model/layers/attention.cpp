@@ -13,9 +13,7 @@ namespace mx = mlx::core;
 Attention Attention::load(Weights& w, const std::string& prefix, const ModelConfig& c,
                           std::shared_ptr<const Rope> rope, bool qk_norm) {
   Attention a;
-  a.q_ = Linear::load(w, prefix + ".q_proj");
-  a.k_ = Linear::load(w, prefix + ".k_proj");
-  a.v_ = Linear::load(w, prefix + ".v_proj");
+  a.qkv_ = LinearGroup::load(w, {prefix + ".q_proj", prefix + ".k_proj", prefix + ".v_proj"});
   a.o_ = Linear::load(w, prefix + ".o_proj");
   if (qk_norm) {
     a.q_norm_ = RMSNorm::load(w, prefix + ".q_norm.weight", c.rms_norm_eps);
@@ -29,8 +27,7 @@ Attention Attention::load(Weights& w, const std::string& prefix, const ModelConf
   return a;
 }
 
-mx::array Attention::operator()(const mx::array& x, const Batch& batch,
-                                cache::Cache& cache) const {
+mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::Cache& cache) const {
   const int B = x.shape(0);
   const int L = x.shape(1);
   // [B, L, heads*D] -> [B, heads, L, D], normalising per head where the model asks.
@@ -39,9 +36,10 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch,
     if (norm) r = (*norm)(r);
     return mx::transpose(r, {0, 2, 1, 3});
   };
-  auto q = (*rope_)(heads(q_(x), heads_, q_norm_), batch.seq_offsets);
-  auto k = (*rope_)(heads(k_(x), kv_heads_, k_norm_), batch.seq_offsets);
-  auto v = heads(v_(x), kv_heads_, std::nullopt);
+  auto qkv = qkv_(x);
+  auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
+  auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
+  auto v = heads(qkv[2], kv_heads_, std::nullopt);
   auto history = cache.update(k, v);
   auto out = kernels::scaled_dot_product_attention(q, history.keys, history.values, scale_, L > 1);
   out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * head_dim_});

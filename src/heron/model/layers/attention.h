@@ -22,7 +22,8 @@ class Attention {
                               cache::Cache& cache) const;
 
  private:
-  Linear q_, k_, v_, o_;
+  LinearGroup qkv_;  // q, k and v projections
+  Linear o_;
   std::optional<RMSNorm> q_norm_, k_norm_;
   std::shared_ptr<const Rope> rope_;
   int heads_ = 0, kv_heads_ = 0, head_dim_ = 0;

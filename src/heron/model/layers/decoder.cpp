@@ -8,8 +8,7 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
-DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions options)
-    : Model(c) {
+DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions options) : Model(c) {
   embed_ = Embedding::load(w, "model.embed_tokens");
   auto rope = std::make_shared<const Rope>(c, w.take_optional("rope_freqs.weight"));
   for (int i = 0; i < c.num_layers; ++i) {

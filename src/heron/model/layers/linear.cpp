@@ -1,6 +1,7 @@
 #include "heron/model/layers/linear.h"
 
 #include <mlx/ops.h>
+#include <mlx/transforms.h>
 
 #include "heron/core/error.h"
 #include "heron/kernels/quantized_matmul.h"
@@ -39,6 +40,52 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
     l.biases_ = mx::astype(*l.biases_, w.dtype());
   }
   return l;
+}
+
+bool Linear::fusable_with(const Linear& o) const {
+  return in_features_ == o.in_features_ && weight_.dtype() == o.weight_.dtype() &&
+         quant_.bits == o.quant_.bits && quant_.group_size == o.quant_.group_size &&
+         quant_.mode == o.quant_.mode && biases_.has_value() == o.biases_.has_value() &&
+         bias_.has_value() == o.bias_.has_value();
+}
+
+LinearGroup LinearGroup::load(Weights& w, const std::vector<std::string>& prefixes) {
+  LinearGroup g;
+  for (const auto& p : prefixes) g.layers_.push_back(Linear::load(w, p));
+  for (const auto& l : g.layers_) {
+    if (!l.fusable_with(g.layers_[0])) return g;
+  }
+  if (g.layers_.size() < 2) return g;
+  auto joined = [&](auto member) {
+    std::vector<mx::array> rows;
+    for (const auto& l : g.layers_) rows.push_back(*(l.*member));
+    return mx::concatenate(rows, 0);
+  };
+  Linear fused = g.layers_[0];
+  std::vector<mx::array> weights;
+  int offset = 0;
+  for (const auto& l : g.layers_) {
+    weights.push_back(l.weight_);
+    if (offset) g.splits_.push_back(offset);
+    offset += l.out_features();
+  }
+  fused.weight_ = mx::concatenate(weights, 0);
+  std::vector<mx::array> arrays{fused.weight_};
+  for (auto member : {&Linear::scales_, &Linear::biases_, &Linear::bias_}) {
+    if (!(fused.*member)) continue;
+    fused.*member = joined(member);
+    arrays.push_back(*(fused.*member));
+  }
+  mx::eval(arrays);
+  g.layers_ = {std::move(fused)};
+  return g;
+}
+
+std::vector<mx::array> LinearGroup::operator()(const mx::array& x) const {
+  if (fused()) return mx::split(layers_[0](x), splits_, -1);
+  std::vector<mx::array> out;
+  for (const auto& l : layers_) out.push_back(l(x));
+  return out;
 }
 
 mx::array Linear::operator()(const mx::array& x) const {

@@ -21,14 +21,14 @@ const auto swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
 
 GatedMLP GatedMLP::load(Weights& w, const std::string& prefix) {
   GatedMLP m;
-  m.gate_ = Linear::load(w, prefix + ".gate_proj");
-  m.up_ = Linear::load(w, prefix + ".up_proj");
+  m.gate_up_ = LinearGroup::load(w, {prefix + ".gate_proj", prefix + ".up_proj"});
   m.down_ = Linear::load(w, prefix + ".down_proj");
   return m;
 }
 
 mx::array GatedMLP::operator()(const mx::array& x) const {
-  return down_(swiglu({gate_(x), up_(x)})[0]);
+  auto gate_up = gate_up_(x);
+  return down_(swiglu({gate_up[0], gate_up[1]})[0]);
 }
 
 }  // namespace heron::model

@@ -12,7 +12,8 @@ class GatedMLP {
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
-  Linear gate_, up_, down_;
+  LinearGroup gate_up_;  // gate and up projections
+  Linear down_;
 };
 
 }  // namespace heron::model
