@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "heron/http/json_fields.h"
+#include "heron/http/ndjson_post.h"
 
 namespace heron::cli {
 
@@ -93,38 +94,17 @@ bool ApiClient::stream(const std::string& path, const json& body,
                        const std::function<void(const json&)>& on_line,
                        const std::atomic<bool>& cancel) const {
   auto client = make_client(address_);
-  int status = 0;
-  std::string pending, error_body;
   std::exception_ptr failure;
-  httplib::Request req;
-  req.method = "POST";
-  req.path = path;
-  req.body = http::dump(body);
-  req.set_header("Content-Type", "application/json");
-  req.response_handler = [&](const httplib::Response& res) {
-    status = res.status;
-    return true;
-  };
-  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-    if (status != 200) {
-      error_body.append(data, n);
-      return true;
-    }
-    pending.append(data, n);
+  auto read_line = [&](const std::string& line) {
     try {
-      for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
-        const std::string line = pending.substr(0, nl);
-        pending.erase(0, nl + 1);
-        if (line.empty()) continue;
-        const json j = parse_reply(line);
-        if (j.contains("error")) throw ServerError(500, error_message(500, line));
-        on_line(j);
-      }
+      const json j = parse_reply(line);
+      if (j.contains("error")) throw ServerError(500, error_message(500, line));
+      on_line(j);
+      return true;
     } catch (...) {
       failure = std::current_exception();
       return false;
     }
-    return true;
   };
 
   // The request runs on its own thread so that a cancel can close the connection even
@@ -132,13 +112,12 @@ bool ApiClient::stream(const std::string& path, const json& body,
   std::mutex mu;
   std::condition_variable cv;
   bool finished = false;
-  bool answered = false;
-  httplib::Error error = httplib::Error::Unknown;
+  http::NdjsonReply reply;
   std::thread worker([&] {
-    auto r = client->send(req);
+    auto r = http::post_ndjson(
+        *client, path, {}, body, [](int) {}, read_line);
     std::lock_guard lock(mu);
-    answered = static_cast<bool>(r);
-    error = r.error();
+    reply = std::move(r);
     finished = true;
     cv.notify_all();
   });
@@ -156,11 +135,12 @@ bool ApiClient::stream(const std::string& path, const json& body,
   worker.join();
   if (cancelled) return false;
   if (failure) std::rethrow_exception(failure);
-  if (status == 0) throw no_connection(address_, error);
-  if (status != 200) throw ServerError(status, error_message(status, error_body));
-  if (!answered) {
+  if (reply.status == 0) throw no_connection(address_, reply.error);
+  if (reply.status != 200)
+    throw ServerError(reply.status, error_message(reply.status, reply.error_body));
+  if (!reply.complete) {
     throw Error("the connection to " + address_.url() + " closed mid-answer (" +
-                httplib::to_string(error) + ")");
+                httplib::to_string(reply.error) + ")");
   }
   return true;
 }

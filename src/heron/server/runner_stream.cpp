@@ -4,6 +4,7 @@
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
+#include "heron/http/ndjson_post.h"
 
 namespace heron::server {
 
@@ -27,58 +28,39 @@ void RunnerStream::abort() {
 }
 
 void RunnerStream::run(nlohmann::json body) {
-  int status = 0;
-  std::string pending, error_body;
   bool final_seen = false;
   auto accept = [&](int code, std::string message) {
     if (accepted_set_) return;
     accepted_set_ = true;
     accepted_.set_value({code, std::move(message)});
   };
-  httplib::Request req;
-  req.method = "POST";
-  req.path = "/completion";
-  req.headers = {{"Authorization", "Bearer " + token_}};
-  req.body = http::dump(body);
-  req.set_header("Content-Type", "application/json");
-  req.response_handler = [&](const httplib::Response& res) {
-    status = res.status;
-    if (status == 200) accept(200, "");
-    return true;
-  };
-  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-    if (status != 200) {
-      error_body.append(data, n);
-      return true;
-    }
-    pending.append(data, n);
-    for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
-      std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
-      if (line.empty()) continue;
-      RunnerLine l;
-      try {
-        l.value = nlohmann::json::parse(line);
-      } catch (const std::exception&) {
-        l = {{}, true, "the runner sent a malformed line"};
-      }
-      final_seen = final_seen || l.broken || l.value.contains("done") || l.value.contains("error");
-      lines_.push(std::move(l));
-    }
-    return true;
-  };
-  auto result = client_->send(req);
-  if (status != 200) {
-    std::string message = httplib::to_string(result.error());
+  const auto reply = http::post_ndjson(
+      *client_, "/completion", {{"Authorization", "Bearer " + token_}}, body,
+      [&](int status) {
+        if (status == 200) accept(200, "");
+      },
+      [&](const std::string& line) {
+        RunnerLine l;
+        try {
+          l.value = nlohmann::json::parse(line);
+        } catch (const std::exception&) {
+          l = {{}, true, "the runner sent a malformed line"};
+        }
+        final_seen =
+            final_seen || l.broken || l.value.contains("done") || l.value.contains("error");
+        lines_.push(std::move(l));
+        return true;
+      });
+  if (reply.status != 200) {
+    std::string message = httplib::to_string(reply.error);
     try {
-      message = nlohmann::json::parse(error_body).at("error").get<std::string>();
+      message = nlohmann::json::parse(reply.error_body).at("error").get<std::string>();
     } catch (const std::exception&) {
     }
-    accept(status, message);
+    accept(reply.status, message);
   } else if (!final_seen) {
-    lines_.push({{},
-                 true,
-                 "the connection closed mid-stream (" + httplib::to_string(result.error()) + ")"});
+    lines_.push(
+        {{}, true, "the connection closed mid-stream (" + httplib::to_string(reply.error) + ")"});
   }
   lines_.close();
 }
