@@ -40,6 +40,28 @@ Value Interpreter::eval_object(const Expr& e) {
   return eval(e);
 }
 
+const Value& Interpreter::operand(const Expr& e, Value& scratch) {
+  switch (e.kind) {
+    case ExprKind::Const:
+      return static_cast<const ConstExpr&>(e).value;
+    case ExprKind::Name:
+      return lookup_ref(static_cast<const NameExpr&>(e).slot);
+    case ExprKind::GetItem: {
+      const auto& g = static_cast<const GetItemExpr&>(e);
+      if (g.obj->kind != ExprKind::Name || g.key->kind != ExprKind::Const) break;
+      const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
+      const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+      if (obj.is_dict() && key.is_string() && obj.dict().find(std::string_view(key.str()), scratch))
+        return scratch;
+      break;
+    }
+    default:
+      break;
+  }
+  scratch = eval(e);
+  return scratch;
+}
+
 Value Interpreter::getattr(const Value& obj, std::string_view name) {
   bool unsafe = false;
   switch (obj.kind()) {
@@ -222,11 +244,16 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     chain[n++] = &b;
     first = b.left.get();
   }
-  result = eval(*first);
-  const bool strings = result.is_string();
+  Value scratch;
+  const Value& head = operand(*first, scratch);
+  const bool strings = head.is_string();
   const size_t start = text->size();
-  bool markup = strings && result.is_markup();
-  if (strings) *text += result.str();
+  bool markup = strings && head.is_markup();
+  if (strings) {
+    *text += head.str();
+  } else {
+    result = head;
+  }
   auto append = [&](const Value& right) {
     if (!markup && !right.is_markup()) {  // plain strings: the hot case
       text->append(right.str());
@@ -247,16 +274,7 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     check_size(text->size());
   };
   for (size_t i = n; i-- > 0;) {
-    const Expr& operand = *chain[i]->right;
-    // String literals are appended in place (the common case: no Value is made).
-    if (strings && operand.kind == ExprKind::Const) {
-      const Value& literal = static_cast<const ConstExpr&>(operand).value;
-      if (literal.is_string()) {
-        append(literal);
-        continue;
-      }
-    }
-    Value right = eval(operand);
+    const Value& right = operand(*chain[i]->right, scratch);
     if (strings && right.is_string()) {
       append(right);
       continue;

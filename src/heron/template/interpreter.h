@@ -67,7 +67,10 @@ class Interpreter {
   void check_size(size_t bytes) const {
     if (bytes > settings_.limits.max_output_bytes) output_limit_exceeded();
   }
-  void count_steps(uint64_t n);
+  void count_steps(uint64_t n) {
+    steps_ += n;
+    if (steps_ > settings_.limits.max_steps) step_limit_exceeded();
+  }
   const RenderSettings& settings() const { return settings_; }
 
   Value call_macro(const MacroDef& macro, CallArgs& args);
@@ -77,6 +80,7 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue };
 
   [[noreturn]] void output_limit_exceeded() const;
+  [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, std::string& out);
   Flow exec_stmt(const Stmt& s, std::string& out);
@@ -94,6 +98,9 @@ class Interpreter {
   Value lookup(const NameExpr& n);
   const Value& lookup_ref(int slot);
   Value eval_object(const Expr& e);
+  // The value of e, read in place where possible (literals, variables, x['key'] on a
+  // dict): the hot operands of `+` chains and conditions cost no copy.
+  const Value& operand(const Expr& e, Value& scratch);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);
