@@ -394,15 +394,17 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
-      Value left = eval(*c.first);
+      Value scratch;
+      const Value& first = operand(*c.first, scratch);
       if (c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
           (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne)) {
         // x == 'literal': no evaluation of the literal, a direct string comparison.
         const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
-        const bool same =
-            left.is_string() && right.is_string() ? left.str() == right.str() : equals(left, right);
+        const bool same = first.is_string() && right.is_string() ? first.str() == right.str()
+                                                                 : equals(first, right);
         return Value(same == (c.ops[0].first == CmpOp::Eq));
       }
+      Value left = first;
       for (const auto& [op, expr] : c.ops) {
         Value right = eval(*expr);
         if (!compare(op, left, right)) return Value(false);

@@ -67,7 +67,9 @@ struct JsonReader {
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
       if (same_key(k, key)) {
-        out = convert(access, v);
+        // Strings (roles, contents) are the usual hit: borrow them without the switch.
+        out = v.is_string() ? Value::borrowed(v.template get_ref<const std::string&>())
+                            : convert(access, v);
         return true;
       }
     }
