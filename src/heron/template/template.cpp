@@ -1,5 +1,7 @@
 #include "heron/template/template.h"
 
+#include <cstdint>
+#include <cstring>
 #include <deque>
 
 #include "heron/core/error.h"
@@ -15,13 +17,24 @@ namespace {
 using jinja::JsonAccess;
 using jinja::Value;
 
-// Keys are short ("role", "content"): compare inline rather than through memcmp.
+// Keys are short ("role", "content"): 4 to 16 bytes compare as two overlapping words,
+// cheaper than a memcmp call or a byte loop.
+template <class Word>
+inline bool same_ends(const char* a, const char* b, size_t n) {
+  Word a0, a1, b0, b1;
+  std::memcpy(&a0, a, sizeof(Word));
+  std::memcpy(&b0, b, sizeof(Word));
+  std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+  std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 inline bool same_key(const std::string& a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
+  const size_t n = b.size();
+  if (a.size() != n) return false;
+  if (n >= 8 && n <= 16) return same_ends<uint64_t>(a.data(), b.data(), n);
+  if (n >= 4 && n < 8) return same_ends<uint32_t>(a.data(), b.data(), n);
+  return a.compare(b) == 0;
 }
 
 // Context JSON is read in place: strings are borrowed, objects become Dicts that look
