@@ -62,6 +62,29 @@ const Value& Interpreter::operand(const Expr& e, Value& scratch) {
   return scratch;
 }
 
+const std::string* Interpreter::plain_string(const Expr& e) {
+  const Value* v;
+  switch (e.kind) {
+    case ExprKind::Const:
+      v = &static_cast<const ConstExpr&>(e).value;
+      break;
+    case ExprKind::Name:
+      v = &lookup_ref(static_cast<const NameExpr&>(e).slot);
+      break;
+    case ExprKind::GetItem: {
+      const auto& g = static_cast<const GetItemExpr&>(e);
+      if (g.obj->kind != ExprKind::Name || g.key->kind != ExprKind::Const) return nullptr;
+      const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
+      const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+      if (!obj.is_dict() || !key.is_string()) return nullptr;
+      return obj.dict().find_string(key.str());
+    }
+    default:
+      return nullptr;
+  }
+  return v->is_string() && !v->is_markup() ? &v->str() : nullptr;
+}
+
 Value Interpreter::getattr(const Value& obj, std::string_view name) {
   bool unsafe = false;
   switch (obj.kind()) {
@@ -245,14 +268,19 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     first = b.left.get();
   }
   Value scratch;
-  const Value& head = operand(*first, scratch);
-  const bool strings = head.is_string();
   const size_t start = text->size();
-  bool markup = strings && head.is_markup();
-  if (strings) {
-    *text += head.str();
+  bool strings = true, markup = false;
+  if (const std::string* s = plain_string(*first)) {
+    *text += *s;
   } else {
-    result = head;
+    const Value& head = operand(*first, scratch);
+    strings = head.is_string();
+    markup = strings && head.is_markup();
+    if (strings) {
+      *text += head.str();
+    } else {
+      result = head;
+    }
   }
   auto append = [&](const Value& right) {
     if (!markup && !right.is_markup()) {  // plain strings: the hot case
@@ -274,7 +302,15 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     check_size(text->size());
   };
   for (size_t i = n; i-- > 0;) {
-    const Value& right = operand(*chain[i]->right, scratch);
+    const Expr& piece = *chain[i]->right;
+    if (strings && !markup) {  // str + str: the hot case
+      if (const std::string* s = plain_string(piece)) {
+        text->append(*s);
+        check_size(text->size());
+        continue;
+      }
+    }
+    const Value& right = operand(piece, scratch);
     if (strings && right.is_string()) {
       append(right);
       continue;
@@ -394,17 +430,22 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
-      Value scratch;
-      const Value& first = operand(*c.first, scratch);
       if (c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
           (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne)) {
         // x == 'literal': no evaluation of the literal, a direct string comparison.
         const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
+        const bool eq = c.ops[0].first == CmpOp::Eq;
+        if (right.is_string()) {
+          if (const std::string* s = plain_string(*c.first))
+            return Value((*s == right.str()) == eq);
+        }
+        Value scratch;
+        const Value& first = operand(*c.first, scratch);
         const bool same = first.is_string() && right.is_string() ? first.str() == right.str()
                                                                  : equals(first, right);
-        return Value(same == (c.ops[0].first == CmpOp::Eq));
+        return Value(same == eq);
       }
-      Value left = first;
+      Value left = eval(*c.first);
       for (const auto& [op, expr] : c.ops) {
         Value right = eval(*expr);
         if (!compare(op, left, right)) return Value(false);

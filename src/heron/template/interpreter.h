@@ -101,6 +101,9 @@ class Interpreter {
   // The value of e, read in place where possible (literals, variables, x['key'] on a
   // dict): the hot operands of `+` chains and conditions cost no copy.
   const Value& operand(const Expr& e, Value& scratch);
+  // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
+  // where it lies; null for anything else (the caller then evaluates e in full).
+  const std::string* plain_string(const Expr& e);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);

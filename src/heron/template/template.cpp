@@ -75,18 +75,28 @@ struct JsonReader {
 
   static size_t size(const void* node) { return static_cast<const Json*>(node)->size(); }
 
-  static bool find(const JsonAccess& access, const void* node, std::string_view key, Value& out) {
+  // The member `key` of an object node, or null.
+  static const Json* member(const void* node, std::string_view key) {
     const auto& object =
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
-      if (same_key(k, key)) {
-        // Strings (roles, contents) are the usual hit: borrow them without the switch.
-        out = v.is_string() ? Value::borrowed(v.template get_ref<const std::string&>())
-                            : convert(access, v);
-        return true;
-      }
+      if (same_key(k, key)) return &v;
     }
-    return false;
+    return nullptr;
+  }
+
+  static bool find(const JsonAccess& access, const void* node, std::string_view key, Value& out) {
+    const Json* v = member(node, key);
+    if (!v) return false;
+    // Strings (roles, contents) are the usual hit: borrow them without the switch.
+    out = v->is_string() ? Value::borrowed(v->template get_ref<const std::string&>())
+                         : convert(access, *v);
+    return true;
+  }
+
+  static const std::string* find_string(const void* node, std::string_view key) {
+    const Json* v = member(node, key);
+    return v && v->is_string() ? &v->template get_ref<const std::string&>() : nullptr;
   }
 
   static void items(const JsonAccess& access, const void* node,
@@ -106,7 +116,7 @@ std::string render_with(const jinja::Program& program, const Json& context,
   // Declared before the interpreter: values borrow from the pool until the render ends.
   std::deque<jinja::Dict> pool;
   const jinja::JsonAccess access{&JsonReader<Json>::size, &JsonReader<Json>::find,
-                                 &JsonReader<Json>::items, &pool};
+                                 &JsonReader<Json>::find_string, &JsonReader<Json>::items, &pool};
   std::vector<Value> globals;
   globals.reserve(program.names.size());
   for (const auto& name : program.names) {
