@@ -2,7 +2,8 @@
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
+#include <memory>
+#include <vector>
 
 #include "heron/core/error.h"
 #include "heron/template/builtins.h"
@@ -37,6 +38,9 @@ inline bool same_key(const std::string& a, std::string_view b) {
   return a.compare(b) == 0;
 }
 
+// The Dicts a render makes for context JSON objects, in blocks whose addresses stay put.
+using DictPool = std::vector<std::unique_ptr<jinja::Dict[]>>;
+
 // Context JSON is read in place: strings are borrowed, objects become Dicts that look
 // keys up in the JSON (kept in a per-render pool), arrays become lists of those.
 template <class Json>
@@ -59,18 +63,35 @@ struct JsonReader {
       case nlohmann::json::value_t::string:
         return Value::borrowed(j.template get_ref<const std::string&>());
       case nlohmann::json::value_t::array: {
+        // The objects of an array (the messages) share one block of Dicts.
+        size_t objects = 0;
+        for (const auto& item : j) objects += item.is_object();
+        jinja::Dict* dicts = objects ? new_dicts(access, objects) : nullptr;
         jinja::ValueList items;
         items.reserve(j.size());
-        for (const auto& item : j) items.push_back(convert(access, item));
+        for (const auto& item : j) {
+          if (item.is_object()) {
+            *dicts = jinja::Dict(&access, &item);
+            items.push_back(Value::borrowed(*dicts++));
+          } else {
+            items.push_back(convert(access, item));
+          }
+        }
         return Value(std::move(items));
       }
       case nlohmann::json::value_t::object: {
-        auto& pool = *static_cast<std::deque<jinja::Dict>*>(access.pool);
-        return Value::borrowed(pool.emplace_back(&access, &j));
+        jinja::Dict* dict = new_dicts(access, 1);
+        *dict = jinja::Dict(&access, &j);
+        return Value::borrowed(*dict);
       }
       default:
         throw Error("chat template context: unsupported JSON value (binary data)");
     }
+  }
+
+  static jinja::Dict* new_dicts(const JsonAccess& access, size_t n) {
+    auto& pool = *static_cast<DictPool*>(access.pool);
+    return pool.emplace_back(std::make_unique<jinja::Dict[]>(n)).get();
   }
 
   static size_t size(const void* node) { return static_cast<const Json*>(node)->size(); }
@@ -114,7 +135,7 @@ std::string render_with(const jinja::Program& program, const Json& context,
                         const RenderOptions& options) {
   if (!context.is_object()) throw Error("chat template context must be a JSON object");
   // Declared before the interpreter: values borrow from the pool until the render ends.
-  std::deque<jinja::Dict> pool;
+  DictPool pool;
   const jinja::JsonAccess access{&JsonReader<Json>::size, &JsonReader<Json>::find,
                                  &JsonReader<Json>::find_string, &JsonReader<Json>::items, &pool};
   std::vector<Value> globals;
