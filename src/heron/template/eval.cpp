@@ -85,6 +85,58 @@ const std::string* Interpreter::plain_string(const Expr& e) {
   return v->is_string() && !v->is_markup() ? &v->str() : nullptr;
 }
 
+bool Interpreter::literal_compare(const CompareExpr& c) {
+  return c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
+         (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne);
+}
+
+// x == 'literal': no evaluation of the literal, a direct string comparison.
+bool Interpreter::compare_literal(const CompareExpr& c) {
+  const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
+  const bool eq = c.ops[0].first == CmpOp::Eq;
+  if (right.is_string()) {
+    if (const std::string* s = plain_string(*c.first)) return (*s == right.str()) == eq;
+  }
+  Value scratch;
+  const Value& first = operand(*c.first, scratch);
+  const bool same =
+      first.is_string() && right.is_string() ? first.str() == right.str() : equals(first, right);
+  return same == eq;
+}
+
+bool Interpreter::truth(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Not:
+      return !truth(*static_cast<const UnaryExpr&>(e).operand);
+    case ExprKind::And: {
+      const auto& b = static_cast<const BinaryExpr&>(e);
+      return truth(*b.left) && truth(*b.right);
+    }
+    case ExprKind::Or: {
+      const auto& b = static_cast<const BinaryExpr&>(e);
+      return truth(*b.left) || truth(*b.right);
+    }
+    case ExprKind::Const:
+    case ExprKind::Name:
+    case ExprKind::GetItem: {
+      Value scratch;
+      return operand(e, scratch).truthy();
+    }
+    case ExprKind::Compare: {
+      const auto& c = static_cast<const CompareExpr&>(e);
+      if (!literal_compare(c)) break;
+      try {
+        return compare_literal(c);
+      } catch (const Failure& f) {
+        rethrow_at(f, e.pos);
+      }
+    }
+    default:
+      break;
+  }
+  return eval(e).truthy();
+}
+
 Value Interpreter::getattr(const Value& obj, std::string_view name) {
   bool unsafe = false;
   switch (obj.kind()) {
@@ -392,7 +444,7 @@ Value Interpreter::eval_inner(const Expr& e) {
       return Value(t.test(*this, operand, args));
     }
     case ExprKind::Not:
-      return Value(!eval(*static_cast<const UnaryExpr&>(e).operand).truthy());
+      return Value(!truth(*static_cast<const UnaryExpr&>(e).operand));
     case ExprKind::Neg:
       return negate(eval(*static_cast<const UnaryExpr&>(e).operand));
     case ExprKind::Plus:
@@ -430,21 +482,7 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
-      if (c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
-          (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne)) {
-        // x == 'literal': no evaluation of the literal, a direct string comparison.
-        const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
-        const bool eq = c.ops[0].first == CmpOp::Eq;
-        if (right.is_string()) {
-          if (const std::string* s = plain_string(*c.first))
-            return Value((*s == right.str()) == eq);
-        }
-        Value scratch;
-        const Value& first = operand(*c.first, scratch);
-        const bool same = first.is_string() && right.is_string() ? first.str() == right.str()
-                                                                 : equals(first, right);
-        return Value(same == eq);
-      }
+      if (literal_compare(c)) return Value(compare_literal(c));
       Value left = eval(*c.first);
       for (const auto& [op, expr] : c.ops) {
         Value right = eval(*expr);
@@ -455,7 +493,7 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Cond: {
       const auto& c = static_cast<const CondExpr&>(e);
-      if (eval(*c.test).truthy()) return eval(*c.then);
+      if (truth(*c.test)) return eval(*c.then);
       if (c.otherwise) return eval(*c.otherwise);
       return Value::undefined_hint("the inline if-expression on line " +
                                    std::to_string(e.pos.line) +

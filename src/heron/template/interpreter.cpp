@@ -91,7 +91,7 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         for (const auto& [test, body] : n.branches) {
-          if (eval(*test).truthy()) return exec(body, out);
+          if (truth(*test)) return exec(body, out);
         }
         return exec(n.otherwise, out);
       }
@@ -234,7 +234,7 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
         count_steps(1);
         scope->vars.clear();
         assign(stmt.target, item);
-        if (eval(*stmt.filter).truthy()) kept.push_back(item);
+        if (truth(*stmt.filter)) kept.push_back(item);
       }
       items = std::make_shared<const ValueList>(std::move(kept));
     }

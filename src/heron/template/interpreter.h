@@ -104,6 +104,10 @@ class Interpreter {
   // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
   // where it lies; null for anything else (the caller then evaluates e in full).
   const std::string* plain_string(const Expr& e);
+  // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
+  bool truth(const Expr& e);
+  static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
+  bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);
