@@ -302,6 +302,10 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     }
     return;
   }
+  if (const std::string* s = plain_string(e)) {  // {{ message['content'] }}
+    out += *s;
+    return;
+  }
   append_str(out, eval(e));
 }
 
