@@ -46,15 +46,6 @@ const Value& Interpreter::operand(const Expr& e, Value& scratch) {
       return static_cast<const ConstExpr&>(e).value;
     case ExprKind::Name:
       return lookup_ref(static_cast<const NameExpr&>(e).slot);
-    case ExprKind::GetItem: {
-      const auto& g = static_cast<const GetItemExpr&>(e);
-      if (g.obj->kind != ExprKind::Name || g.key->kind != ExprKind::Const) break;
-      const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
-      const Value& key = static_cast<const ConstExpr&>(*g.key).value;
-      if (obj.is_dict() && key.is_string() && obj.dict().find(std::string_view(key.str()), scratch))
-        return scratch;
-      break;
-    }
     default:
       break;
   }

@@ -98,8 +98,8 @@ class Interpreter {
   Value lookup(const NameExpr& n);
   const Value& lookup_ref(int slot);
   Value eval_object(const Expr& e);
-  // The value of e, read in place where possible (literals, variables, x['key'] on a
-  // dict): the hot operands of `+` chains and conditions cost no copy.
+  // The value of e, read in place when it is a literal or a variable (no copy);
+  // anything else is evaluated into `scratch`.
   const Value& operand(const Expr& e, Value& scratch);
   // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
   // where it lies; null for anything else (the caller then evaluates e in full).
