@@ -40,6 +40,94 @@ Value Interpreter::eval_object(const Expr& e) {
   return eval(e);
 }
 
+const Value& Interpreter::operand(const Expr& e, Value& scratch) {
+  switch (e.kind) {
+    case ExprKind::Const:
+      return static_cast<const ConstExpr&>(e).value;
+    case ExprKind::Name:
+      return lookup_ref(static_cast<const NameExpr&>(e).slot);
+    default:
+      break;
+  }
+  scratch = eval(e);
+  return scratch;
+}
+
+const std::string* Interpreter::plain_string(const Expr& e) {
+  const Value* v;
+  switch (e.kind) {
+    case ExprKind::Const:
+      v = &static_cast<const ConstExpr&>(e).value;
+      break;
+    case ExprKind::Name:
+      v = &lookup_ref(static_cast<const NameExpr&>(e).slot);
+      break;
+    case ExprKind::GetItem: {
+      const auto& g = static_cast<const GetItemExpr&>(e);
+      if (g.obj->kind != ExprKind::Name || g.key->kind != ExprKind::Const) return nullptr;
+      const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
+      const Value& key = static_cast<const ConstExpr&>(*g.key).value;
+      if (!obj.is_dict() || !key.is_string()) return nullptr;
+      return obj.dict().find_string(key.str());
+    }
+    default:
+      return nullptr;
+  }
+  return v->is_string() && !v->is_markup() ? &v->str() : nullptr;
+}
+
+bool Interpreter::literal_compare(const CompareExpr& c) {
+  return c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
+         (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne);
+}
+
+// x == 'literal': no evaluation of the literal, a direct string comparison.
+bool Interpreter::compare_literal(const CompareExpr& c) {
+  const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
+  const bool eq = c.ops[0].first == CmpOp::Eq;
+  if (right.is_string()) {
+    if (const std::string* s = plain_string(*c.first)) return (*s == right.str()) == eq;
+  }
+  Value scratch;
+  const Value& first = operand(*c.first, scratch);
+  const bool same =
+      first.is_string() && right.is_string() ? first.str() == right.str() : equals(first, right);
+  return same == eq;
+}
+
+bool Interpreter::truth(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Not:
+      return !truth(*static_cast<const UnaryExpr&>(e).operand);
+    case ExprKind::And: {
+      const auto& b = static_cast<const BinaryExpr&>(e);
+      return truth(*b.left) && truth(*b.right);
+    }
+    case ExprKind::Or: {
+      const auto& b = static_cast<const BinaryExpr&>(e);
+      return truth(*b.left) || truth(*b.right);
+    }
+    case ExprKind::Const:
+    case ExprKind::Name:
+    case ExprKind::GetItem: {
+      Value scratch;
+      return operand(e, scratch).truthy();
+    }
+    case ExprKind::Compare: {
+      const auto& c = static_cast<const CompareExpr&>(e);
+      if (!literal_compare(c)) break;
+      try {
+        return compare_literal(c);
+      } catch (const Failure& f) {
+        rethrow_at(f, e.pos);
+      }
+    }
+    default:
+      break;
+  }
+  return eval(e).truthy();
+}
+
 Value Interpreter::getattr(const Value& obj, std::string_view name) {
   bool unsafe = false;
   switch (obj.kind()) {
@@ -205,6 +293,10 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     }
     return;
   }
+  if (const std::string* s = plain_string(e)) {  // {{ message['content'] }}
+    out += *s;
+    return;
+  }
   append_str(out, eval(e));
 }
 
@@ -222,11 +314,21 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     chain[n++] = &b;
     first = b.left.get();
   }
-  result = eval(*first);
-  const bool strings = result.is_string();
+  Value scratch;
   const size_t start = text->size();
-  bool markup = strings && result.is_markup();
-  if (strings) *text += result.str();
+  bool strings = true, markup = false;
+  if (const std::string* s = plain_string(*first)) {
+    *text += *s;
+  } else {
+    const Value& head = operand(*first, scratch);
+    strings = head.is_string();
+    markup = strings && head.is_markup();
+    if (strings) {
+      *text += head.str();
+    } else {
+      result = head;
+    }
+  }
   auto append = [&](const Value& right) {
     if (!markup && !right.is_markup()) {  // plain strings: the hot case
       text->append(right.str());
@@ -247,16 +349,15 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
     check_size(text->size());
   };
   for (size_t i = n; i-- > 0;) {
-    const Expr& operand = *chain[i]->right;
-    // String literals are appended in place (the common case: no Value is made).
-    if (strings && operand.kind == ExprKind::Const) {
-      const Value& literal = static_cast<const ConstExpr&>(operand).value;
-      if (literal.is_string()) {
-        append(literal);
+    const Expr& piece = *chain[i]->right;
+    if (strings && !markup) {  // str + str: the hot case
+      if (const std::string* s = plain_string(piece)) {
+        text->append(*s);
+        check_size(text->size());
         continue;
       }
     }
-    Value right = eval(operand);
+    const Value& right = operand(piece, scratch);
     if (strings && right.is_string()) {
       append(right);
       continue;
@@ -338,7 +439,7 @@ Value Interpreter::eval_inner(const Expr& e) {
       return Value(t.test(*this, operand, args));
     }
     case ExprKind::Not:
-      return Value(!eval(*static_cast<const UnaryExpr&>(e).operand).truthy());
+      return Value(!truth(*static_cast<const UnaryExpr&>(e).operand));
     case ExprKind::Neg:
       return negate(eval(*static_cast<const UnaryExpr&>(e).operand));
     case ExprKind::Plus:
@@ -376,15 +477,8 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
+      if (literal_compare(c)) return Value(compare_literal(c));
       Value left = eval(*c.first);
-      if (c.ops.size() == 1 && c.ops[0].second->kind == ExprKind::Const &&
-          (c.ops[0].first == CmpOp::Eq || c.ops[0].first == CmpOp::Ne)) {
-        // x == 'literal': no evaluation of the literal, a direct string comparison.
-        const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
-        const bool same =
-            left.is_string() && right.is_string() ? left.str() == right.str() : equals(left, right);
-        return Value(same == (c.ops[0].first == CmpOp::Eq));
-      }
       for (const auto& [op, expr] : c.ops) {
         Value right = eval(*expr);
         if (!compare(op, left, right)) return Value(false);
@@ -394,7 +488,7 @@ Value Interpreter::eval_inner(const Expr& e) {
     }
     case ExprKind::Cond: {
       const auto& c = static_cast<const CondExpr&>(e);
-      if (eval(*c.test).truthy()) return eval(*c.then);
+      if (truth(*c.test)) return eval(*c.then);
       if (c.otherwise) return eval(*c.otherwise);
       return Value::undefined_hint("the inline if-expression on line " +
                                    std::to_string(e.pos.line) +

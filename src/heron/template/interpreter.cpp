@@ -48,12 +48,9 @@ void Interpreter::output_limit_exceeded() const {
                           std::to_string(settings_.limits.max_output_bytes) + " bytes");
 }
 
-void Interpreter::count_steps(uint64_t n) {
-  steps_ += n;
-  if (steps_ > settings_.limits.max_steps) {
-    fail("StepLimit", "the template ran more than " + std::to_string(settings_.limits.max_steps) +
-                          " loop iterations and macro calls");
-  }
+void Interpreter::step_limit_exceeded() const {
+  fail("StepLimit", "the template ran more than " + std::to_string(settings_.limits.max_steps) +
+                        " loop iterations and macro calls");
 }
 
 // ------------------------------------------------------------------------ statements
@@ -94,7 +91,7 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         for (const auto& [test, body] : n.branches) {
-          if (eval(*test).truthy()) return exec(body, out);
+          if (truth(*test)) return exec(body, out);
         }
         return exec(n.otherwise, out);
       }
@@ -237,7 +234,7 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
         count_steps(1);
         scope->vars.clear();
         assign(stmt.target, item);
-        if (eval(*stmt.filter).truthy()) kept.push_back(item);
+        if (truth(*stmt.filter)) kept.push_back(item);
       }
       items = std::make_shared<const ValueList>(std::move(kept));
     }
@@ -252,6 +249,8 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
     loop->depth = depth;
     loop->stmt = &stmt;
     const Value loop_value{std::shared_ptr<Object>(loop)};
+    const bool plain_target =
+        stmt.target.kind == Target::Kind::Name && stmt.target.slot != loop_slot_;
     for (size_t i = 0; i < items->size(); ++i) {
       count_steps(1);
       loop->index0 = i;
@@ -264,7 +263,11 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
       } else {
         scope->vars.clear();
       }
-      assign(stmt.target, (*items)[i]);
+      if (plain_target) {  // `for message in messages`: no search, the scope is fresh
+        scope->vars.emplace_back(stmt.target.slot, (*items)[i]);
+      } else {
+        assign(stmt.target, (*items)[i]);
+      }
       if (exec(stmt.body, out) == Flow::Break) break;
     }
   } catch (...) {

@@ -67,7 +67,10 @@ class Interpreter {
   void check_size(size_t bytes) const {
     if (bytes > settings_.limits.max_output_bytes) output_limit_exceeded();
   }
-  void count_steps(uint64_t n);
+  void count_steps(uint64_t n) {
+    steps_ += n;
+    if (steps_ > settings_.limits.max_steps) step_limit_exceeded();
+  }
   const RenderSettings& settings() const { return settings_; }
 
   Value call_macro(const MacroDef& macro, CallArgs& args);
@@ -77,6 +80,7 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue };
 
   [[noreturn]] void output_limit_exceeded() const;
+  [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, std::string& out);
   Flow exec_stmt(const Stmt& s, std::string& out);
@@ -94,6 +98,16 @@ class Interpreter {
   Value lookup(const NameExpr& n);
   const Value& lookup_ref(int slot);
   Value eval_object(const Expr& e);
+  // The value of e, read in place when it is a literal or a variable (no copy);
+  // anything else is evaluated into `scratch`.
+  const Value& operand(const Expr& e, Value& scratch);
+  // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
+  // where it lies; null for anything else (the caller then evaluates e in full).
+  const std::string* plain_string(const Expr& e);
+  // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
+  bool truth(const Expr& e);
+  static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
+  bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);

@@ -478,9 +478,34 @@ class Parser {
     while (is_op("+") || is_op("-")) {
       Pos p = pos();
       BinOp op = advance().text == "+" ? BinOp::Add : BinOp::Sub;
-      left = std::make_unique<BinaryExpr>(ExprKind::Binary, p, op, std::move(left), parse_concat());
+      ExprPtr right = parse_concat();
+      if (op == BinOp::Add && fold_literal(left, *right)) continue;
+      left =
+          std::make_unique<BinaryExpr>(ExprKind::Binary, p, op, std::move(left), std::move(right));
     }
     return left;
+  }
+
+  // `... + 'a' + 'b'` becomes `... + 'ab'`: str + str cannot fail, and whatever the left
+  // side is, adding 'a' then 'b' gives what adding 'ab' does (or the same TypeError).
+  // Renders then append one piece instead of two.
+  static bool fold_literal(ExprPtr& left, const Expr& right) {
+    const std::string* tail = literal_str(right);
+    if (!tail) return false;
+    ExprPtr* slot = &left;
+    if (left->kind == ExprKind::Binary && static_cast<BinaryExpr&>(*left).op == BinOp::Add) {
+      slot = &static_cast<BinaryExpr&>(*left).right;
+    }
+    const std::string* head = literal_str(**slot);
+    if (!head) return false;
+    *slot = std::make_unique<ConstExpr>((*slot)->pos, Value(*head + *tail));
+    return true;
+  }
+
+  static const std::string* literal_str(const Expr& e) {
+    if (e.kind != ExprKind::Const) return nullptr;
+    const Value& v = static_cast<const ConstExpr&>(e).value;
+    return v.is_string() && !v.is_markup() ? &v.str() : nullptr;
   }
 
   ExprPtr parse_concat() {

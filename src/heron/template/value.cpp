@@ -173,6 +173,16 @@ bool Dict::find(std::string_view key, Value& out) const {
   return false;
 }
 
+const std::string* Dict::find_string(std::string_view key) const {
+  if (access_) return access_->find_string(node_, key);
+  for (const auto& [k, v] : items_) {
+    if (k.is_string() && k.str() == key) {
+      return v.is_string() && !v.is_markup() ? &v.str() : nullptr;
+    }
+  }
+  return nullptr;
+}
+
 void Dict::set(Value key, Value value) {
   if (access_) materialize();
   for (auto& [k, v] : items_) {

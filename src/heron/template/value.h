@@ -158,6 +158,8 @@ class Dict;
 struct JsonAccess {
   size_t (*size)(const void* node);
   bool (*find)(const JsonAccess& access, const void* node, std::string_view key, Value& out);
+  // The member's string when it is one (no Value made), else null.
+  const std::string* (*find_string)(const void* node, std::string_view key);
   void (*items)(const JsonAccess& access, const void* node,
                 std::vector<std::pair<Value, Value>>& out);
   void* pool;
@@ -178,6 +180,9 @@ class Dict {
   bool empty() const { return size() == 0; }
   bool find(const Value& key, Value& out) const;
   bool find(std::string_view key, Value& out) const;
+  // The value of `key` when it is a plain str (not Markup), else null: the hot
+  // message['role'] read without making a Value.
+  const std::string* find_string(std::string_view key) const;
   bool contains(const Value& key) const {
     Value ignored;
     return find(key, ignored);
