@@ -8,8 +8,9 @@ overhead  The HTTP API against in-process `heron generate` on the same raw promp
           tokens/s. In-process figures are `heron generate --stats-json`'s (prefill
           time and decode rate of one fresh process per run); API figures are measured
           by the client on a streamed /api/generate to a `heron serve` whose model is
-          already loaded. Each run's prompt starts with its own number, so the
-          runner's prefix cache cannot serve it.
+          already loaded (idle while the in-process run goes; the two alternate).
+          Each run's prompt starts with its own number, so the runner's prefix cache
+          cannot serve it.
 chat      A 10-turn conversation through the `openai` client, streamed: time to first
           token per turn, heron serve (the GGUF) against `mlx_lm.server` (the same
           4-bit weights, converted by tools/gguf_to_mlx.py), each with its own prompt
@@ -116,21 +117,26 @@ def part_overhead(args, env, tmp):
         p.write_text(f"[{r + 1}] " + text)
         prompts.append(p)
     print(f"overhead: prompt ~{n + 3} tokens, {args.gen_tokens} generated, {args.runs} runs", flush=True)
-    inproc, api = [], []
-    for p in prompts:
+
+    def in_process(p):
         out = subprocess.run([str(args.heron), "generate", "--model", str(args.gguf), "--prompt-file", str(p),
                               "--raw", "--max-tokens", str(args.gen_tokens), "--temperature", "0",
                               "--stats-json"], capture_output=True, text=True, env=env, cwd=ROOT)
         s = last_json_line(out.stderr)
         if out.returncode != 0 or s is None:
             raise SystemExit(f"heron generate failed: {out.stderr[-500:]}")
-        inproc.append({"ttft": s["prompt_tokens"] / s["prompt_tps"], "decode_tps": s["decode_tps"],
-                       "tokens": s["decode_tokens"]})
+        return {"ttft": s["prompt_tokens"] / s["prompt_tps"], "decode_tps": s["decode_tps"],
+                "tokens": s["decode_tokens"]}
+
+    inproc, api = [], []
     url, srv = heron_server(args, env, tmp)
     with srv:
         api_run(url, str(args.gguf), "Warm up.", 2)  # loads the model
-        for p in prompts:
-            api.append(api_run(url, str(args.gguf), p.read_text(), args.gen_tokens))
+        for r, p in enumerate(prompts):  # interleaved, the order alternating, so load drifts hit both
+            steps = [lambda: inproc.append(in_process(p)),
+                     lambda: api.append(api_run(url, str(args.gguf), p.read_text(), args.gen_tokens))]
+            for step in steps if r % 2 == 0 else reversed(steps):
+                step()
     rows = {"in-process": inproc, "HTTP API": api}
     print(f"\n{'path':12s} {'TTFT ms':>9s} {'decode tok/s':>13s} {'tokens':>7s}")
     med = {k: {m: statistics.median(r[m] for r in v) for m in ("ttft", "decode_tps", "tokens")}
