@@ -81,12 +81,10 @@ class Serve:
         return self.log_path.read_text(errors="replace")
 
 
-@pytest.fixture(scope="session")
-def serve(heron_bin, tmp_path_factory):
-    """One `heron serve` on a free port for the whole session; stopped (with its runners) at the end."""
+def start_serve(heron_bin, log_path, **env_extra):
+    """Starts `heron serve` on a free loopback port and waits until it answers."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m")
+    env = dict(os.environ, HERON_HOST=f"127.0.0.1:{port}", HERON_KEEP_ALIVE="10m", **env_extra)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([str(heron_bin), "serve"], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
@@ -100,16 +98,28 @@ def serve(heron_bin, tmp_path_factory):
                 proc.kill()
                 pytest.fail("heron serve did not start:\n" + log_path.read_text(errors="replace"))
             time.sleep(0.1)
-    yield Serve(proc, url, log_path)
-    runners = _children(proc.pid)
-    proc.send_signal(signal.SIGTERM)
+    return Serve(proc, url, log_path)
+
+
+def stop_serve(serve):
+    """SIGTERM, then SIGKILL for the server and any runner left behind."""
+    runners = _children(serve.proc.pid)
+    serve.proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=15)
+        serve.proc.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        serve.proc.kill()
+        serve.proc.wait()
     for pid in runners:  # they die with the server (PR_SET_PDEATHSIG); make sure
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+@pytest.fixture(scope="session")
+def serve(heron_bin, tmp_path_factory):
+    """One `heron serve` on a free port for the whole session; stopped (with its runners) at the end."""
+    s = start_serve(heron_bin, tmp_path_factory.mktemp("serve") / "serve.log")
+    yield s
+    stop_serve(s)

@@ -91,7 +91,15 @@ TEST(GenerationParams, BadOptionsNameTheField) {
   auto read = [&](const char* text) {
     return error_of([&] { heron::api::read_ollama_options(json::parse(text), "options.", p); });
   };
-  EXPECT_EQ(read(R"({"top_k": -1})"), "options.top_k must be between 0 and 1073741824, got -1");
+  EXPECT_EQ(read(R"({"top_k": -1})"), "options.top_k must be between 0 and 1048576, got -1");
+  EXPECT_EQ(read(R"({"top_k": 1048577})"),
+            "options.top_k must be between 0 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"num_predict": 1048577})"),
+            "options.num_predict must be between -2 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"num_ctx": 1048577})"),
+            "options.num_ctx must be between 1 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"top_k": 1048576, "num_predict": 1048576, "num_ctx": 1048576})"),
+            "(no error)");
   EXPECT_EQ(read(R"({"temperature": "hot"})"), "options.temperature must be a number, got string");
   EXPECT_NE(read(R"({"num_ctx": 1000000000000})").find("options.num_ctx must be between 1 and"),
             std::string::npos);

@@ -8,6 +8,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/server/chat_messages.h"
 #include "heron/server/completion_call.h"
 #include "heron/server/logprob_format.h"
 #include "heron/server/ollama_request.h"
@@ -89,32 +90,6 @@ void respond(httplib::Response& res, std::shared_ptr<CompletionCall> call, const
   stream_completion(res, call, "application/x-ndjson", format, format_error);
 }
 
-std::vector<chat::Message> parse_messages(const json& body) {
-  std::vector<chat::Message> out;
-  const json* messages = http::get_array(body, "messages", "messages");
-  if (!messages) return out;
-  for (size_t i = 0; i < messages->size(); ++i) {
-    const auto& m = (*messages)[i];
-    const std::string at = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) throw http::bad_request(at + " must be an object");
-    auto role = http::get_string(m, "role", at + ".role");
-    if (!role) throw http::bad_request(at + ".role is required");
-    if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool") {
-      throw http::bad_request(at + ".role must be system, user, assistant or tool, got '" + *role +
-                              "'");
-    }
-    if (const auto* v = http::field(m, "images"); v && !(v->is_array() && v->empty())) {
-      throw http::bad_request(at +
-                              ".images: images are not supported: heron's models take text only");
-    }
-    if (const auto* v = http::field(m, "tool_calls"); v && !(v->is_array() && v->empty())) {
-      throw http::bad_request(at + ".tool_calls: tool calls are not supported yet");
-    }
-    out.push_back({*role, http::get_string(m, "content", at + ".content").value_or("")});
-  }
-  return out;
-}
-
 void generate(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   const auto t0 = Clock::now();
   auto body = http::parse_body(req.body);
@@ -129,7 +104,7 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
     std::vector<chat::Message> messages;
     if (system) messages.push_back({"system", *system});
     messages.push_back({"user", prompt});
-    text = render_chat(lease->status().value("chat_template", ""), messages);
+    text = render_chat(lease->status().value("chat_template", ""), messages, "prompt");
   }
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Generate);
@@ -138,14 +113,14 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
 void chat_handler(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   const auto t0 = Clock::now();
   auto body = http::parse_body(req.body);
-  auto messages = parse_messages(body);
+  auto messages = parse_ollama_messages(body);
   if (const auto* v = http::field(body, "tools"); v && !(v->is_array() && v->empty())) {
     throw http::bad_request("tools are not supported yet");
   }
   auto r = parse_ollama_request(body, ctx);
   if (messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), messages);
+  auto text = render_chat(lease->status().value("chat_template", ""), messages, "messages");
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Chat);
 }

@@ -7,6 +7,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/server/chat_messages.h"
 #include "heron/server/completion_call.h"
 #include "heron/server/logprob_format.h"
 #include "heron/server/openai_request.h"
@@ -183,44 +184,13 @@ void respond(httplib::Response& res, std::shared_ptr<CompletionCall> call, const
   stream_completion(res, call, "text/event-stream", format, format_error);
 }
 
-// OpenAI message content: a string or an array of {"type": "text", "text": ...} parts.
-std::string message_text(const json& m, const std::string& at) {
-  const json* c = http::field(m, "content");
-  if (!c) return "";
-  if (c->is_string()) return c->get<std::string>();
-  if (!c->is_array())
-    throw http::bad_request(at + ".content must be a string or an array of parts");
-  std::string text;
-  for (const auto& part : *c) {
-    if (!part.is_object() || part.value("type", "") != "text") {
-      throw http::bad_request(at + ".content: only text parts are supported");
-    }
-    text += http::get_string(part, "text", at + ".content[].text").value_or("");
-  }
-  return text;
-}
-
 void chat_completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
   const auto t0 = Clock::now();
   auto body = http::parse_body(req.body);
-  const json* messages = http::get_array(body, "messages", "messages");
-  if (!messages || messages->empty()) throw http::bad_request("messages must be a non-empty array");
-  std::vector<chat::Message> msgs;
-  for (size_t i = 0; i < messages->size(); ++i) {
-    const auto& m = (*messages)[i];
-    const std::string at = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) throw http::bad_request(at + " must be an object");
-    auto role = http::get_string(m, "role", at + ".role");
-    if (!role) throw http::bad_request(at + ".role is required");
-    if (*role == "developer") role = "system";
-    if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool") {
-      throw http::bad_request(at + ".role must be system, developer, user, assistant or tool");
-    }
-    msgs.push_back({*role, message_text(m, at)});
-  }
+  auto msgs = parse_openai_messages(body);
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
-  auto text = render_chat(lease->status().value("chat_template", ""), msgs);
+  auto text = render_chat(lease->status().value("chat_template", ""), msgs, "messages");
   respond(res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r, true);
 }
 

@@ -60,9 +60,10 @@ OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerConte
   if (s.presence_penalty != 0 || s.frequency_penalty != 0) s.repeat_last_n = -1;  // whole context
   if (auto v = http::get_int(body, "seed", "seed", INT64_MIN, INT64_MAX))
     s.seed = static_cast<uint64_t>(*v);
-  if (auto v = http::get_int(body, "max_tokens", "max_tokens", 1, 1 << 30))
+  if (auto v = http::get_int(body, "max_tokens", "max_tokens", 1, api::kMaxNumPredict))
     p.num_predict = static_cast<int>(*v);
-  if (auto v = http::get_int(body, "max_completion_tokens", "max_completion_tokens", 1, 1 << 30)) {
+  if (auto v = http::get_int(body, "max_completion_tokens", "max_completion_tokens", 1,
+                             api::kMaxNumPredict)) {
     p.num_predict = static_cast<int>(*v);
   }
   if (auto v = http::get_strings(body, "stop", "stop")) {

@@ -8,8 +8,12 @@
 
 namespace heron::server {
 
-// Throws http::HttpError(400) when the model's template cannot be rendered.
+// A rendered prompt over this size is a 400: it could not fit the largest context.
+constexpr size_t kMaxPromptBytes = size_t{16} << 20;
+
+// Throws http::HttpError(400) when the model's template cannot be rendered or its
+// output is over kMaxPromptBytes; `field` ("messages", "prompt") is named in the error.
 std::string render_chat(const std::string& chat_template,
-                        const std::vector<chat::Message>& messages);
+                        const std::vector<chat::Message>& messages, const std::string& field);
 
 }  // namespace heron::server

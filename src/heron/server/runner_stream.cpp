@@ -7,6 +7,10 @@
 
 namespace heron::server {
 
+namespace {
+constexpr size_t kMaxErrorBody = 1 << 20;
+}  // namespace
+
 RunnerStream::RunnerStream(int port, const std::string& token, const nlohmann::json& body)
     : client_(std::make_unique<httplib::Client>("127.0.0.1", port)),
       token_(token),
@@ -28,8 +32,8 @@ void RunnerStream::abort() {
 
 void RunnerStream::run(nlohmann::json body) {
   int status = 0;
-  std::string pending, error_body;
-  bool final_seen = false;
+  std::string error_body;
+  RunnerLineReader reader;
   auto accept = [&](int code, std::string message) {
     if (accepted_set_) return;
     accepted_set_ = true;
@@ -49,22 +53,9 @@ void RunnerStream::run(nlohmann::json body) {
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (status != 200) {
       error_body.append(data, n);
-      return true;
+      return error_body.size() <= kMaxErrorBody;  // an error is a short JSON object
     }
-    pending.append(data, n);
-    for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
-      std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
-      if (line.empty()) continue;
-      RunnerLine l;
-      try {
-        l.value = nlohmann::json::parse(line);
-      } catch (const std::exception&) {
-        l = {{}, true, "the runner sent a malformed line"};
-      }
-      final_seen = final_seen || l.broken || l.value.contains("done") || l.value.contains("error");
-      lines_.push(std::move(l));
-    }
+    for (auto& line : reader.feed({data, n})) lines_.push(std::move(line));
     return true;
   };
   auto result = client_->send(req);
@@ -75,7 +66,7 @@ void RunnerStream::run(nlohmann::json body) {
     } catch (const std::exception&) {
     }
     accept(status, message);
-  } else if (!final_seen) {
+  } else if (!reader.final_seen()) {
     lines_.push({{},
                  true,
                  "the connection closed mid-stream (" + httplib::to_string(result.error()) + ")"});
