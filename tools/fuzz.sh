@@ -5,7 +5,8 @@
 #   tools/fuzz.sh [SECONDS] [TARGET...]     (default: 30 s, every target)
 #
 # The corpus each run grows is kept in $BUILD/fuzz-corpus/<target> and reused next time;
-# a crash leaves its input in $BUILD/fuzz-artifacts/<target>/ and makes the script fail.
+# past findings (tests/fixtures/fuzz/<target>/) are replayed with the seeds. A crash
+# leaves its input in $BUILD/fuzz-artifacts/<target>/ and makes the script fail.
 # Environment: HERON_FUZZ_BUILD_DIR (build-fuzz), HERON_VENV (.venv), CC/CXX (clang-14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,10 +33,13 @@ failed=()
 summary=()
 for t in "${TARGETS[@]}"; do
   corpus=$BUILD/fuzz-corpus/$t artifacts=$BUILD/fuzz-artifacts/$t/ logf=$BUILD/fuzz-$t.log
+  findings=$ROOT/tests/fixtures/fuzz/$t  # past crashes: replayed first, never written to
   mkdir -p "$corpus" "$artifacts"
+  dirs=("$corpus" "$BUILD/fuzz-seeds/$t")
+  [ -d "$findings" ] && dirs+=("$findings")
   log "fuzz_$t for ${SECONDS_EACH}s"
   if "$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$BUILD/fuzz-seeds/$t" \
+      -print_final_stats=1 -artifact_prefix="$artifacts" "${dirs[@]}" \
       >"$logf" 2>&1; then
     status=ok
   else

@@ -151,3 +151,12 @@ def test_rendered_prompt_limit(serve):
     status, _, answer = request(serve.url, "POST", "/api/chat", json.dumps(body))
     assert status == 400
     assert answer["error"].startswith("messages: the prompt rendered from the chat template is"), answer
+
+
+@pytest.mark.parametrize("path", ["/api/generate", "/v1/chat/completions"])
+def test_number_overflow_is_400(serve, path):
+    # A fuzzer finding (tests/fixtures/fuzz/api_request/number-overflow): used to be a 500.
+    status, _, answer = request(serve.url, "POST", path, '{"model": "default", "seed": 1e999}')
+    assert status == 400
+    message = answer["error"] if isinstance(answer["error"], str) else answer["error"]["message"]
+    assert "invalid JSON in the request body" in message and "number overflow" in message

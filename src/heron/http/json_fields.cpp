@@ -11,7 +11,7 @@ json parse_body(const std::string& body) {
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     throw bad_request(std::string("invalid JSON in the request body: ") + e.what());
   }
   if (!j.is_object()) throw bad_request("the request body must be a JSON object");
