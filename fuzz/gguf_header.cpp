@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const auto header = heron::io::read_gguf_header(file.write(data, size));
     if (header.metadata.contains("tokenizer.ggml.model")) {
-      auto tok = heron::Tokenizer::from_gguf_metadata(header.metadata);
+      auto tok = heron::tokenizer::Tokenizer::from_gguf_metadata(header.metadata);
       tok->encode("Hello world! <|im_start|> 123 \xe2\x96\x81x\xff");
     }
   } catch (const heron::Error&) {

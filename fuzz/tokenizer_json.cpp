@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // nlohmann's parser is not ours to fuzz; what we build from the JSON is
   }
   try {
-    auto tok = heron::Tokenizer::from_json(tokenizer_json, nlohmann::json());
+    auto tok = heron::tokenizer::Tokenizer::from_json(tokenizer_json, nlohmann::json());
     for (const bool special : {false, true}) {
       const auto ids =
           tok->encode(text.empty() ? "Hello world, <|im_start|>hi 123" : text, special, special);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang + ASan + UBSan) and runs each for SECONDS,
-# one after another, seeded from the test fixtures (tools/make_fuzz_corpora.py).
+# one after another, seeded from the test fixtures (tools/make_fuzz_corpora.py). First it
+# runs the MLX-free unit tests built on the same sanitized code (heron_unit_sanitized).
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]     (default: 30 s, every target)
 #
@@ -24,7 +25,10 @@ log "building fuzz targets in $BUILD"
 CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S . -B "$BUILD" -DHERON_FUZZ=ON \
   -DHERON_BUILD_TESTS=OFF -DHERON_VENV="$VENV" -DCMAKE_BUILD_TYPE=Fuzz \
   -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" ${HERON_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]/#/fuzz_}"
+cmake --build "$BUILD" -j "$(nproc)" --target heron_unit_sanitized "${TARGETS[@]/#/fuzz_}"
+
+log "MLX-free unit tests under ASan + UBSan"
+"$BUILD/fuzz/heron_unit_sanitized" --gtest_brief=1
 
 log "seed corpora from the fixtures"
 "$VENV/bin/python" tools/make_fuzz_corpora.py "$BUILD/fuzz-seeds" >/dev/null

@@ -280,6 +280,26 @@ class Soak:
                     self.valid(client, rng, stream, disconnect=stream and rng.random() < 0.3)
 
     # --- the run ----------------------------------------------------------------------
+    def occupy_every_worker(self, connections=72):
+        """Part of the warm-up: the server answers on a pool of 64 threads, each of which
+        grows its stack and malloc arena the first time it serves. Holding more keep-alive
+        connections than there are threads makes every one of them serve once, so that
+        one-time growth falls before the memory baseline instead of looking like a leak."""
+        port = int(self.url.rsplit(":", 1)[1])
+        socks = []
+        for _ in range(connections):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(f"GET /api/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            socks.append(s)
+        answered = 0
+        for s in socks:
+            try:
+                answered += bool(s.recv(4096))
+            except OSError:
+                pass
+            s.close()  # frees its worker for the connections still queued
+        return answered
+
     def sample(self):
         runners = self.runners()
         return {"t": time.time(), "server_rss": rss_kib(self.proc.pid), "server_fds": fd_count(self.proc.pid),
@@ -291,6 +311,7 @@ class Soak:
         # Load the model once, then take the idle baselines.
         httpx.post(self.url + "/api/generate", json={"model": a.model, "prompt": "hi", "stream": False,
                                                       "options": {"num_predict": 1}}, timeout=300)
+        self.occupy_every_worker()
         time.sleep(1)
         idle_fds_start = fd_count(self.proc.pid)
         start = time.time()
@@ -408,6 +429,8 @@ class Soak:
               f"leaked {leaked[:3]}" if leaked else f"none (MLX kernel cache: {kernels} files, from the warm-up)")
         shutil.rmtree(self.tmpdir, ignore_errors=True)
 
+        timeline = [s for s in samples if warm and s["t"] >= warm["t"]]
+        marks = [timeline[int(i * (len(timeline) - 1) / 4)] for i in range(5)] if timeline else []
         ttft = sorted(self.stats.ttft)
         p50 = statistics.median(ttft) if ttft else None
         p99 = ttft[min(len(ttft) - 1, int(len(ttft) * 0.99))] if ttft else None
@@ -424,6 +447,9 @@ class Soak:
         if ttft:
             print(f"time to first token (streaming, n={len(ttft)}): p50 {p50 * 1000:.0f} ms, "
                   f"p99 {p99 * 1000:.0f} ms, max {ttft[-1] * 1000:.0f} ms")
+        if marks:
+            print("server RSS after warm-up (KiB): " + ", ".join(
+                f"{m['t'] - start:.0f}s {m['server_rss']}" for m in marks) + f", end {end['server_rss']}")
         print()
         print(f"{'check':<70} {'result':<6} detail")
         print("-" * 110)

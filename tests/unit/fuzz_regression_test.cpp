@@ -7,6 +7,8 @@
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
+#include "heron/server/openai_request.h"
+#include "heron/template/template.h"
 
 namespace {
 
@@ -38,4 +40,33 @@ TEST(FuzzRegression, NumberOverflowInABodyIs400) {
   } catch (const heron::http::HttpError& e) {
     EXPECT_NE(std::string(e.what()).find("invalid JSON in the request body"), std::string::npos);
   }
+}
+
+TEST(FuzzRegression, NonStringResponseFormatTypeIs400) {
+  // Used to escape as nlohmann's type_error (a 500) from openai_request's reader.
+  const auto body = heron::http::parse_body(finding("api_request", "response-format-type"));
+  heron::server::PathResolver resolver;
+  heron::server::RunnerPool pool({"/nonexistent", 1, std::chrono::seconds(1)});
+  const heron::server::ServerContext ctx{pool, resolver, {}};
+  try {
+    heron::server::parse_openai_request(body, ctx, /*legacy=*/false);
+    ADD_FAILURE() << "no error";
+  } catch (const heron::http::HttpError& e) {
+    EXPECT_EQ(e.status(), 400);
+    EXPECT_STREQ(e.what(), "response_format.type must be a string, got number");
+  }
+}
+
+TEST(FuzzRegression, MacroDefinedInALoopRendersLikeJinja2) {
+  // A macro defined inside a loop holds the loop's scope, which holds the macro: the
+  // cycle leaked every render (LeakSanitizer in the fuzzer and in the sanitizer build).
+  // Expected: transformers' _compile_jinja_template(source).render(**context).
+  const auto input = finding("jinja_template", "macro-scope-cycle");
+  const auto nul = input.find('\0');
+  ASSERT_NE(nul, std::string::npos);
+  const auto context = nlohmann::ordered_json::parse(input.substr(nul + 1));
+  const auto tpl = heron::chat::Template::parse(input.substr(0, nul));
+  const std::string iteration = "\nx \n \t\n\t   \na   \nvb\n\ta   \nvb\n\t{{ z }}\n\n\n  \n  ";
+  const std::string expected = "\t  " + iteration + "  " + iteration + "b";
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(tpl.render(context), expected);
 }

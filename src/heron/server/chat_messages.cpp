@@ -39,11 +39,14 @@ std::string openai_text(const json& m, const std::string& at) {
   if (!c->is_array())
     throw http::bad_request(at + ".content must be a string or an array of parts");
   std::string text;
-  for (const auto& part : *c) {
-    if (!part.is_object() || part.value("type", "") != "text") {
+  for (size_t i = 0; i < c->size(); ++i) {
+    const auto& part = (*c)[i];
+    const std::string part_at = at + ".content[" + std::to_string(i) + "]";
+    if (!part.is_object()) throw http::bad_request(part_at + " must be an object");
+    if (http::get_string(part, "type", part_at + ".type") != "text") {
       throw http::bad_request(at + ".content: only text parts are supported");
     }
-    text += http::get_string(part, "text", at + ".content[].text").value_or("");
+    text += http::get_string(part, "text", part_at + ".text").value_or("");
   }
   return text;
 }

@@ -17,9 +17,9 @@ void reject_unsupported(const nlohmann::json& body) {
     throw bad_request("best_of must be 1");
   }
   if (const auto* rf = http::get_object(body, "response_format", "response_format")) {
-    if (rf->value("type", "text") != "text") {
-      throw bad_request("response_format type '" + rf->value("type", "") +
-                        "' is not supported yet");
+    const auto type = http::get_string(*rf, "type", "response_format.type").value_or("text");
+    if (type != "text") {
+      throw bad_request("response_format type '" + type + "' is not supported yet");
     }
   }
   if (const auto* v = http::field(body, "tools"); v && !(v->is_array() && v->empty())) {
