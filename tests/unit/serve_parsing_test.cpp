@@ -47,6 +47,18 @@ TEST(KeepAlive, RejectsGarbageNamingTheField) {
   EXPECT_NE(error_of([] { parse_keep_alive(json::array(), "k"); }), "(no error)");
 }
 
+TEST(JsonFields, BodyNestingIsBounded) {
+  auto nested = [](int levels) {
+    return "{\"a\": " + std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']') + "}";
+  };
+  EXPECT_EQ(heron::http::parse_body(nested(127))["a"].size(), 1u);
+  EXPECT_EQ(error_of([&] { heron::http::parse_body(nested(128)); }),
+            "the request body is nested more than 128 levels deep");
+  EXPECT_EQ(error_of([&] { heron::http::parse_body(nested(1000000)); }),
+            "the request body is nested more than 128 levels deep");
+}
+
 TEST(JsonFields, TypesAndRanges) {
   auto body = json::parse(R"({"a": 5, "b": 5.0, "c": 5.5, "d": "x", "e": null, "f": true})");
   EXPECT_EQ(heron::http::get_int(body, "a", "a", 0, 10), 5);
