@@ -160,3 +160,11 @@ def test_number_overflow_is_400(serve, path):
     assert status == 400
     message = answer["error"] if isinstance(answer["error"], str) else answer["error"]["message"]
     assert "invalid JSON in the request body" in message and "number overflow" in message
+
+
+def test_deeply_nested_body_is_400(serve):
+    # A million nested arrays: refused while parsing, before anything walks the tree.
+    body = '{"model": "default", "x": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}"
+    status, _, answer = request(serve.url, "POST", "/api/chat", body)
+    assert status == 400
+    assert "the request body is nested more than 128 levels deep" in answer["error"]
