@@ -70,3 +70,25 @@ TEST(FuzzRegression, MacroDefinedInALoopRendersLikeJinja2) {
   const std::string expected = "\t  " + iteration + "  " + iteration + "b";
   for (int i = 0; i < 3; ++i) EXPECT_EQ(tpl.render(context), expected);
 }
+
+TEST(FuzzRegression, SliceInsideATupleSubscriptIsASyntaxError) {
+  // `s[-100:,50]` built a tuple key holding a slice without its object, which rendering
+  // dereferenced (UBSan: reference binding to null). jinja2 refuses it at compile time
+  // (transformers' _compile_jinja_template raises SyntaxError: invalid syntax).
+  const auto input = finding("jinja_template", "slice-in-tuple-subscript");
+  const auto source = input.substr(0, input.find('\0'));
+  for (const auto& src : {source, std::string("{{ s[1:2, 3] }}"), std::string("{{ xs[0, 1:] }}")}) {
+    try {
+      heron::chat::Template::parse(src);
+      ADD_FAILURE() << "no error for " << src;
+    } catch (const heron::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid syntax: a slice inside a tuple subscript"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // Plain slices and tuple keys without slices still parse.
+  EXPECT_EQ(heron::chat::Template::parse("{{ s[1:3] }}").render(nlohmann::json{{"s", "abcd"}}),
+            "bc");
+  EXPECT_NO_THROW(heron::chat::Template::parse("{{ d[1, 2] }}"));
+}
