@@ -92,3 +92,22 @@ TEST(FuzzRegression, SliceInsideATupleSubscriptIsASyntaxError) {
             "bc");
   EXPECT_NO_THROW(heron::chat::Template::parse("{{ d[1, 2] }}"));
 }
+
+TEST(FuzzRegression, IntOfAFloatBeyond64BitsIsAnError) {
+  // `'1111...4.7' | int` cast 1.1e82 to int64 (UBSan: outside the representable range).
+  // Python's int() gives a big integer; heron's ints are 64-bit, so it is an error.
+  const auto input = finding("jinja_template", "int-of-huge-float");
+  const auto context = nlohmann::ordered_json::object();
+  for (const auto& src : {input.substr(0, input.find('\0')), std::string("{{ 1e300 | int }}"),
+                          std::string("{{ '-9.3e18' | int }}")}) {
+    try {
+      heron::chat::Template::parse(src).render(context);
+      ADD_FAILURE() << "no error for " << src;
+    } catch (const heron::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not fit a 64-bit integer"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(heron::chat::Template::parse("{{ '9.2e18' | int }} {{ -3.9 | int }}").render(context),
+            "9200000000000000000 -3");
+}
