@@ -33,6 +33,21 @@ def test_token_required(runner):
     assert r.status_code == 401
     r = httpx.get(str(runner.base_url) + "/status")
     assert r.status_code == 401
+    # Near misses: a prefix, an extension, another scheme, the token without "Bearer".
+    for auth in ["Bearer secret-for-test", "Bearer secret-for-testsX", "Basic secret-for-tests",
+                 "secret-for-tests", "Bearer"]:
+        for method, path in [("GET", "/status"), ("POST", "/completion"), ("POST", "/tokenize")]:
+            r = httpx.request(method, str(runner.base_url) + path, headers={"Authorization": auth},
+                              json={"prompt": "hi"})
+            assert r.status_code == 401 and r.json()["error"] == "missing or wrong runner token", auth
+
+
+def test_runner_refuses_to_start_without_a_token(heron_bin, default_model):
+    env = {k: v for k, v in os.environ.items() if k != "HERON_RUNNER_TOKEN"}
+    for token_env in [env, dict(env, HERON_RUNNER_TOKEN="")]:
+        r = subprocess.run([str(heron_bin), "runner", "--model", str(default_model)], env=token_env,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0 and "HERON_RUNNER_TOKEN must be set" in r.stderr
 
 
 def test_status_tokenize_detokenize(runner):

@@ -122,3 +122,20 @@ TEST(ChatPrompt, RaiseExceptionMessageReachesTheCaller) {
     EXPECT_NE(std::string(e.what()).find("Only user and assistant roles!"), std::string::npos);
   }
 }
+
+TEST(ChatInput, MessageCountLimitNamesTheField) {
+  nlohmann::json body = {{"messages", nlohmann::json::array()}};
+  for (size_t i = 0; i <= heron::server::kMaxMessages; ++i) {
+    body["messages"].push_back({{"role", "user"}, {"content", "hi"}});
+  }
+  try {
+    heron::server::parse_chat_input(body.dump());
+    ADD_FAILURE() << "no error";
+  } catch (const heron::http::HttpError& e) {
+    EXPECT_EQ(e.status(), 400);
+    EXPECT_EQ(std::string(e.what()).rfind("messages holds 4097 messages", 0), 0u) << e.what();
+  }
+  body["messages"].erase(body["messages"].size() - 1);
+  EXPECT_EQ(heron::server::parse_chat_input(body.dump()).messages.size(),
+            heron::server::kMaxMessages);
+}

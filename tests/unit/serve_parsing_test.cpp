@@ -48,6 +48,18 @@ TEST(KeepAlive, RejectsGarbageNamingTheField) {
   EXPECT_NE(error_of([] { parse_keep_alive(json::array(), "k"); }), "(no error)");
 }
 
+TEST(JsonFields, BodyNestingIsBounded) {
+  auto nested = [](int levels) {
+    return "{\"a\": " + std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']') + "}";
+  };
+  EXPECT_EQ(heron::http::parse_body(nested(127))["a"].size(), 1u);
+  EXPECT_EQ(error_of([&] { heron::http::parse_body(nested(128)); }),
+            "the request body is nested more than 128 levels deep");
+  EXPECT_EQ(error_of([&] { heron::http::parse_body(nested(1000000)); }),
+            "the request body is nested more than 128 levels deep");
+}
+
 TEST(JsonFields, TypesAndRanges) {
   auto body = json::parse(R"({"a": 5, "b": 5.0, "c": 5.5, "d": "x", "e": null, "f": true})");
   EXPECT_EQ(heron::http::get_int(body, "a", "a", 0, 10), 5);
@@ -92,7 +104,15 @@ TEST(GenerationParams, BadOptionsNameTheField) {
   auto read = [&](const char* text) {
     return error_of([&] { heron::api::read_ollama_options(json::parse(text), "options.", p); });
   };
-  EXPECT_EQ(read(R"({"top_k": -1})"), "options.top_k must be between 0 and 1073741824, got -1");
+  EXPECT_EQ(read(R"({"top_k": -1})"), "options.top_k must be between 0 and 1048576, got -1");
+  EXPECT_EQ(read(R"({"top_k": 1048577})"),
+            "options.top_k must be between 0 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"num_predict": 1048577})"),
+            "options.num_predict must be between -2 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"num_ctx": 1048577})"),
+            "options.num_ctx must be between 1 and 1048576, got 1048577");
+  EXPECT_EQ(read(R"({"top_k": 1048576, "num_predict": 1048576, "num_ctx": 1048576})"),
+            "(no error)");
   EXPECT_EQ(read(R"({"temperature": "hot"})"), "options.temperature must be a number, got string");
   EXPECT_NE(read(R"({"num_ctx": 1000000000000})").find("options.num_ctx must be between 1 and"),
             std::string::npos);

@@ -13,7 +13,7 @@ void read_ollama_options(const nlohmann::json& o, const std::string& prefix, Gen
   auto name = [&](const char* key) { return prefix + key; };
   auto f = [](double x) { return static_cast<float>(x); };
   if (auto v = get_number(o, "temperature", name("temperature"), 0, 1e6)) s.temperature = f(*v);
-  if (auto v = get_int(o, "top_k", name("top_k"), 0, 1 << 30)) s.top_k = static_cast<int>(*v);
+  if (auto v = get_int(o, "top_k", name("top_k"), 0, kMaxTopK)) s.top_k = static_cast<int>(*v);
   if (auto v = get_number(o, "top_p", name("top_p"), 0, 1)) {
     if (*v <= 0) throw http::bad_request(name("top_p") + " must be greater than 0 and at most 1");
     s.top_p = f(*v);
@@ -35,7 +35,7 @@ void read_ollama_options(const nlohmann::json& o, const std::string& prefix, Gen
   if (auto v = get_int(o, "seed", name("seed"), INT64_MIN, INT64_MAX)) {
     s.seed = static_cast<uint64_t>(*v);
   }
-  if (auto v = get_int(o, "num_predict", name("num_predict"), -2, 1 << 30)) {
+  if (auto v = get_int(o, "num_predict", name("num_predict"), -2, kMaxNumPredict)) {
     p.num_predict = static_cast<int>(*v);
   }
   if (auto v = get_int(o, "num_ctx", name("num_ctx"), 1, kMaxNumCtx))

@@ -21,6 +21,10 @@ struct GenerationParams {
 
 // Largest num_ctx a request may ask for; anything above it is a typo, not a wish.
 constexpr int kMaxNumCtx = 1 << 20;
+// No completion outlives its context, so neither may the token budget.
+constexpr int kMaxNumPredict = kMaxNumCtx;
+// Above any vocabulary's size (the largest are ~256k); larger is a typo.
+constexpr int kMaxTopK = 1 << 20;
 
 // Reads Ollama's option names (temperature, top_k, ..., stop, num_predict, num_ctx)
 // from `options` into `p`, validating each; error messages say `prefix` + name

@@ -95,11 +95,15 @@ bool ApiClient::stream(const std::string& path, const json& body,
                        const std::atomic<bool>& cancel) const {
   auto client = make_client(address_);
   std::exception_ptr failure;
-  auto read_line = [&](const std::string& line) {
+  http::LineSplitter lines(size_t{64} << 20);  // far beyond any answer line
+  auto read = [&](std::string_view data) {
     try {
-      const json j = parse_reply(line);
-      if (j.contains("error")) throw ServerError(500, error_message(500, line));
-      on_line(j);
+      for (const auto& line : lines.feed(data)) {
+        const json j = parse_reply(line);
+        if (j.contains("error")) throw ServerError(500, error_message(500, line));
+        on_line(j);
+      }
+      if (lines.overflowed()) throw Error("the server sent an over-long line");
       return true;
     } catch (...) {
       failure = std::current_exception();
@@ -115,7 +119,7 @@ bool ApiClient::stream(const std::string& path, const json& body,
   http::NdjsonReply reply;
   std::thread worker([&] {
     auto r = http::post_ndjson(
-        *client, path, {}, body, [](int) {}, read_line);
+        *client, path, {}, body, [](int) {}, read);
     std::lock_guard lock(mu);
     reply = std::move(r);
     finished = true;

@@ -22,8 +22,8 @@ Args::Args(const std::string& command, const std::vector<FlagSpec>& specs,
       inline_value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const FlagSpec& s) { return s.name == name; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.name == name; });
     if (spec == specs.end()) {
       throw UsageError("unknown flag --" + name + " for 'heron " + command + "' (see heron " +
                        command + " --help)");

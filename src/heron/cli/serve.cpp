@@ -13,6 +13,7 @@
 #include "heron/cli/commands.h"
 #include "heron/cli/host.h"
 #include "heron/http/json_fields.h"
+#include "heron/http/request_guard.h"
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
 #include "heron/server/model_footprint.h"
@@ -50,15 +51,24 @@ uint64_t max_model_memory() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page / 10 * 9 : 0;
 }
 
+http::GuardConfig guard_config(const std::string& listen_host) {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  const char* origins = std::getenv("HERON_ORIGINS");
+  return {http::is_loopback_bind(listen_host), name, http::OriginPolicy(origins ? origins : "")};
+}
+
 }  // namespace
 
 int run_serve(const std::vector<std::string>& argv) {
   Args args("serve", kFlags, argv);
   if (args.has("help")) {
-    std::cout << Args::usage("serve", kFlags)
-              << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_KEEP_ALIVE (5m),\n"
-                 "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
-                 "HERON_LOAD_TIMEOUT seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
+    std::cout
+        << Args::usage("serve", kFlags)
+        << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_ORIGINS (extra allowed\n"
+           "browser origins, comma-separated, * wildcards), HERON_KEEP_ALIVE (5m),\n"
+           "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
+           "HERON_LOAD_TIMEOUT seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
     return 0;
   }
   if (!args.positional().empty()) {
@@ -88,13 +98,10 @@ int run_serve(const std::vector<std::string>& argv) {
   server::ServerContext ctx{pool, resolver, keep_alive};
   httplib::Server http_server;
   http_server.new_task_queue = [] { return new httplib::ThreadPool(64); };
-  http_server.set_payload_max_length(64 << 20);  // requests are JSON text, never this large
+  http::install_request_guard(http_server, guard_config(address.host));
   http_server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty() || res.status < 400) return;
-    http::send_error(res, res.status,
-                     res.status == 404
-                         ? "no such endpoint: " + req.method + " " + req.path
-                         : "request rejected (HTTP " + std::to_string(res.status) + ")");
+    http::send_error(res, res.status, http::rejection_message(res.status, req.method, req.path));
   });
   server::install_ollama_routes(http_server, ctx);
   server::install_store_routes(http_server, ctx, model_store);

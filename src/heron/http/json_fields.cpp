@@ -7,11 +7,22 @@
 
 namespace heron::http {
 
+namespace {
+constexpr int kMaxBodyDepth = 128;
+}  // namespace
+
 json parse_body(const std::string& body) {
   json j;
   try {
-    j = json::parse(body);
-  } catch (const json::parse_error& e) {
+    // No API nests deeply; a bound keeps every later recursive walk of the tree shallow.
+    j = json::parse(body, [](int depth, json::parse_event_t, json&) {
+      if (depth >= kMaxBodyDepth) {  // depth counts the containers around this one
+        throw bad_request("the request body is nested more than " + std::to_string(kMaxBodyDepth) +
+                          " levels deep");
+      }
+      return true;
+    });
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     throw bad_request(std::string("invalid JSON in the request body: ") + e.what());
   }
   if (!j.is_object()) throw bad_request("the request body must be a JSON object");

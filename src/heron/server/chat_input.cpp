@@ -125,6 +125,10 @@ chat::ChatInput parse_chat_input(const std::string& raw_body) {
   chat::ChatInput input;
   if (const ojson* messages = field(body, "messages")) {
     if (!messages->is_array()) throw bad_request("messages must be an array");
+    if (messages->size() > kMaxMessages) {
+      throw bad_request("messages holds " + std::to_string(messages->size()) +
+                        " messages; at most " + std::to_string(kMaxMessages) + " are accepted");
+    }
     for (size_t i = 0; i < messages->size(); ++i) {
       input.messages.push_back(message((*messages)[i], "messages[" + std::to_string(i) + "]"));
     }

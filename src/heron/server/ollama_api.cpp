@@ -119,7 +119,7 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
     if (system) input.messages.push_back({{"role", "system"}, {"content", *system}});
     input.messages.push_back({{"role", "user"}, {"content", prompt}});
     add_think_keywords(body, input);
-    text = {render_prompt(lease->status(), r.model, input), false};
+    text = {render_prompt(lease->status(), r.model, input, "prompt"), false};
   }
   respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Generate);
@@ -133,7 +133,7 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   auto r = parse_ollama_request(body, ctx);
   if (input.messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
-  Prompt text{render_prompt(lease->status(), r.model, input), false};
+  Prompt text{render_prompt(lease->status(), r.model, input, "messages"), false};
   respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
           Kind::Chat);
 }

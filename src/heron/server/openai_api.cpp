@@ -207,7 +207,7 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   add_template_keywords(req.body, body, input);
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
-  Prompt prompt{render_prompt(lease->status(), r.model, input), false};
+  Prompt prompt{render_prompt(lease->status(), r.model, input, "messages"), false};
   respond(req, res, std::make_shared<CompletionCall>(std::move(lease), prompt, r.params, t0), r,
           true);
 }

@@ -17,9 +17,9 @@ void reject_unsupported(const nlohmann::json& body, bool legacy) {
     throw bad_request("best_of must be 1");
   }
   if (const auto* rf = http::get_object(body, "response_format", "response_format")) {
-    if (rf->value("type", "text") != "text") {
-      throw bad_request("response_format type '" + rf->value("type", "") +
-                        "' is not supported yet");
+    const auto type = http::get_string(*rf, "type", "response_format.type").value_or("text");
+    if (type != "text") {
+      throw bad_request("response_format type '" + type + "' is not supported yet");
     }
   }
   if (const auto* v = http::field(body, "tools"); legacy && v && !(v->is_array() && v->empty())) {
@@ -66,10 +66,10 @@ OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerConte
     if (s.presence_penalty != 0 || s.frequency_penalty != 0) s.repeat_last_n = -1;  // whole context
     if (auto v = http::get_int(body, "seed", "seed", INT64_MIN, INT64_MAX))
       s.seed = static_cast<uint64_t>(*v);
-    if (auto v = http::get_int(body, "max_tokens", "max_tokens", 1, 1 << 30))
+    if (auto v = http::get_int(body, "max_tokens", "max_tokens", 1, api::kMaxNumPredict))
       p.num_predict = static_cast<int>(*v);
-    if (auto v =
-            http::get_int(body, "max_completion_tokens", "max_completion_tokens", 1, 1 << 30)) {
+    if (auto v = http::get_int(body, "max_completion_tokens", "max_completion_tokens", 1,
+                               api::kMaxNumPredict)) {
       p.num_predict = static_cast<int>(*v);
     }
     if (auto v = http::get_strings(body, "stop", "stop")) {

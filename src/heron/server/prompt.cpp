@@ -26,17 +26,24 @@ chat::ChatInput with_model_messages(const ResolvedModel& model, const chat::Chat
 }  // namespace
 
 std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
-                          const chat::ChatInput& input) {
+                          const chat::ChatInput& input, const std::string& field) {
   const auto format = runner_status.find("chat");
   if (format == runner_status.end()) {
     throw http::HttpError(500, "the model runner did not report its chat format");
   }
+  std::string prompt;
   try {
-    return chat::render_chat(chat::ChatFormat::from_json(*format),
-                             with_model_messages(model, input), model.chat_template);
+    prompt = chat::render_chat(chat::ChatFormat::from_json(*format),
+                               with_model_messages(model, input), model.chat_template);
   } catch (const Error& e) {
     throw http::bad_request(e.what());
   }
+  if (prompt.size() > kMaxPromptBytes) {
+    throw http::bad_request(field + ": the prompt rendered from the chat template is " +
+                            std::to_string(prompt.size()) + " bytes, over the limit of " +
+                            std::to_string(kMaxPromptBytes >> 20) + " MiB");
+  }
+  return prompt;
 }
 
 }  // namespace heron::server

@@ -10,8 +10,12 @@
 
 namespace heron::server {
 
-// Throws http::HttpError(400) with the template's message when rendering fails.
+// A rendered prompt over this size is a 400: it could not fit the largest context.
+constexpr size_t kMaxPromptBytes = size_t{16} << 20;
+
+// Throws http::HttpError(400) with the template's message when rendering fails, or
+// naming `field` ("messages", "prompt") when the prompt is over kMaxPromptBytes.
 std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
-                          const chat::ChatInput& input);
+                          const chat::ChatInput& input, const std::string& field);
 
 }  // namespace heron::server

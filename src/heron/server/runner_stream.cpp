@@ -28,7 +28,7 @@ void RunnerStream::abort() {
 }
 
 void RunnerStream::run(nlohmann::json body) {
-  bool final_seen = false;
+  RunnerLineReader reader;
   auto accept = [&](int code, std::string message) {
     if (accepted_set_) return;
     accepted_set_ = true;
@@ -39,16 +39,8 @@ void RunnerStream::run(nlohmann::json body) {
       [&](int status) {
         if (status == 200) accept(200, "");
       },
-      [&](const std::string& line) {
-        RunnerLine l;
-        try {
-          l.value = nlohmann::json::parse(line);
-        } catch (const std::exception&) {
-          l = {{}, true, "the runner sent a malformed line"};
-        }
-        final_seen =
-            final_seen || l.broken || l.value.contains("done") || l.value.contains("error");
-        lines_.push(std::move(l));
+      [&](std::string_view data) {
+        for (auto& line : reader.feed(data)) lines_.push(std::move(line));
         return true;
       });
   if (reply.status != 200) {
@@ -58,7 +50,7 @@ void RunnerStream::run(nlohmann::json body) {
     } catch (const std::exception&) {
     }
     accept(reply.status, message);
-  } else if (!final_seen) {
+  } else if (!reader.final_seen()) {
     lines_.push(
         {{}, true, "the connection closed mid-stream (" + httplib::to_string(reply.error) + ")"});
   }

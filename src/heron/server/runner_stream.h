@@ -11,18 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "heron/core/channel.h"
+#include "heron/server/runner_lines.h"
 
 namespace httplib {
 class Client;
 }
 
 namespace heron::server {
-
-struct RunnerLine {
-  nlohmann::json value;  // one NDJSON line
-  bool broken = false;   // the stream ended without a final line; `why` says how
-  std::string why;
-};
 
 class RunnerStream {
  public:

@@ -81,6 +81,16 @@ static std::optional<int64_t> parse_int(const std::string& text, int base) {
   return negative ? -value : value;
 }
 
+// trunc(d) as an int64. Python's int() would give a big integer; heron's ints are 64-bit,
+// so a value outside that range is an error rather than a cast with undefined behaviour.
+Value truncated_int(double d) {
+  const double t = std::trunc(d);
+  if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0)) {
+    fail("OverflowError", "int: " + std::to_string(d) + " does not fit a 64-bit integer");
+  }
+  return Value(static_cast<int64_t>(t));
+}
+
 Value f_int(Interpreter&, const Value& v, CallArgs& a) {
   ArgReader r("int", a, {"default", "base"});
   const Value fallback = r.get(0) ? *r.get(0) : Value(int64_t{0});
@@ -88,13 +98,11 @@ Value f_int(Interpreter&, const Value& v, CallArgs& a) {
   if (v.is_undefined()) undefined_error(v);  // int(Undefined) raises
   if (v.is_string()) {
     if (auto i = parse_int(v.str(), base)) return Value(*i);
-    if (auto d = parse_float(v.str()); d && std::isfinite(*d))
-      return Value(static_cast<int64_t>(std::trunc(*d)));
+    if (auto d = parse_float(v.str()); d && std::isfinite(*d)) return truncated_int(*d);
     return fallback;
   }
   if (v.is_int() || v.is_bool()) return Value(v.as_int());
-  if (v.is_float() && std::isfinite(v.as_float()))
-    return Value(static_cast<int64_t>(std::trunc(v.as_float())));
+  if (v.is_float() && std::isfinite(v.as_float())) return truncated_int(v.as_float());
   return fallback;
 }
 

@@ -32,6 +32,12 @@ Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
   }
 }
 
+Interpreter::~Interpreter() {
+  for (const auto& weak : macros_) {
+    if (auto macro = weak.lock()) macro->closure.reset();
+  }
+}
+
 std::string Interpreter::render() {
   struct BuildLimit {  // scoped to this render on this thread
     size_t saved = max_build_bytes;
@@ -175,6 +181,7 @@ Value Interpreter::make_macro(const std::string& name, const std::vector<Param>&
   macro->params = &params;
   macro->body = &body;
   macro->closure = scope_;
+  macros_.push_back(macro);
   return Value(std::shared_ptr<Object>(std::move(macro)));
 }
 

@@ -55,6 +55,10 @@ class Interpreter {
  public:
   // `globals` holds, per name slot, the context value or global (undefined when absent).
   Interpreter(const Program& program, std::vector<Value> globals, const RenderSettings& settings);
+  // Breaks the macro <-> scope cycles of this render (see macros_).
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
   std::string render();
 
   // Services for filters, tests, methods and callables.
@@ -122,6 +126,9 @@ class Interpreter {
   int loop_slot_ = -1, caller_slot_ = -1, varargs_slot_ = -1, kwargs_slot_ = -1;
   uint64_t steps_ = 0;
   int depth_ = 0;
+  // Every macro this render defined. A macro holds its defining scope, which may hold the
+  // macro (defined in a loop or macro body): a shared_ptr cycle that would leak each render.
+  std::vector<std::weak_ptr<MacroDef>> macros_;
 };
 
 }  // namespace heron::chat::jinja

@@ -718,6 +718,12 @@ class Parser {
       }
       return std::make_unique<GetItemExpr>(p, std::move(node), std::move(args[0]));
     }
+    // jinja2 fails to compile `s[1:, 2]` too (Python's SyntaxError); a slice inside a
+    // tuple key would otherwise be evaluated without the object it slices.
+    for (const auto& a : args) {
+      if (a->kind == ExprKind::Slice)
+        fail_at(p, "invalid syntax: a slice inside a tuple subscript");
+    }
     auto key = std::make_unique<ListExpr>(ExprKind::Tuple, p);
     key->items = std::move(args);
     return std::make_unique<GetItemExpr>(p, std::move(node), std::move(key));

@@ -142,7 +142,9 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::st
   const size_t prefix_len = options_.continuing_subword_prefix.size();
   std::string joined;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
-    const auto& [a, b] = merges[rank];
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+    const std::string& a = merges[rank].first;
+    const std::string& b = merges[rank].second;
     auto lookup = [&](std::string_view tok) {
       const auto it = vocab_.find(tok);
       if (it == vocab_.end()) {

@@ -25,7 +25,12 @@ std::string read_file(const fs::path& path) {
 
 nlohmann::json read_json(const fs::path& path) {
   try {
-    return nlohmann::json::parse(read_file(path));
+    // Deeper nesting than any real config is refused before a recursive copy can
+    // overflow the stack (json_reader.cpp limits tokenizer.json the same way).
+    return nlohmann::json::parse(read_file(path), [&](int depth, auto, auto&) {
+      if (depth >= 256) throw Error(path.string() + ": nested more than 256 levels deep");
+      return true;
+    });
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + " is not valid JSON: " + e.what());
   }
