@@ -116,3 +116,19 @@ TEST(FuzzRegression, IntOfAFloatBeyond64BitsIsAnError) {
   EXPECT_EQ(heron::chat::Template::parse("{{ '9.2e18' | int }} {{ -3.9 | int }}").render(context),
             "9200000000000000000 -3");
 }
+
+TEST(FuzzRegression, UnknownFloatFormatCodeIsAnError) {
+  // `{:.2j}` reached snprintf as "%.2j" (ASan's printf check failed; UB in printf).
+  // Python: ValueError: Unknown format code 'j' for object of type 'float'.
+  const auto context = nlohmann::ordered_json::object();
+  try {
+    heron::chat::Template::parse("{{ '{:.2j}'.format(1.5) }}").render(context);
+    ADD_FAILURE() << "no error";
+  } catch (const heron::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Unknown format code 'j' for object of type 'float'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(heron::chat::Template::parse("{{ '{:.2f}'.format(1.5) }}").render(context), "1.50");
+  EXPECT_FALSE(finding("jinja_template", "float-format-code").empty());
+}

@@ -82,6 +82,8 @@ std::string float_body(double d, char type, int precision, bool alt) {
   if (std::isinf(d)) return type >= 'A' && type <= 'Z' ? "INF" : "inf";
   if (std::isnan(d)) return type >= 'A' && type <= 'Z' ? "NAN" : "nan";
   check_build(static_cast<size_t>(precision));
+  // `type` comes from the template; only a float conversion may reach snprintf's format
+  // (fuzzing found `{:.2j}` passing "%.2j", undefined behaviour in printf).
   std::string spec = "%";
   if (alt) spec += '#';
   spec += '.' + std::to_string(precision) + type;
@@ -346,6 +348,12 @@ std::string format_spec(const Value& value, std::string_view spec) {
       body = py::float_repr(std::fabs(d));
     } else {
       char t = type == 0 ? 'g' : type == 'n' ? 'g' : type;
+      // `type` comes from the template; only a float conversion may reach snprintf's
+      // format (fuzzing found `{:.2j}` passing "%.2j", undefined behaviour in printf).
+      if (std::string_view("eEfFgG%").find(t) == std::string_view::npos) {
+        fail("ValueError",
+             "Unknown format code '" + std::string(1, t) + "' for object of type 'float'");
+      }
       const double shown = t == '%' ? std::fabs(d) * 100 : std::fabs(d);
       body = float_body(shown, t == '%' ? 'f' : t, precision < 0 ? 6 : precision, alt);
       if (t == '%') body += '%';
