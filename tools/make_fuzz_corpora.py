@@ -16,6 +16,7 @@ Writes OUT_DIR/<target>/<name> files (rebuilt from scratch each run):
                       as source NUL context-JSON
   api_request         Ollama and OpenAI request bodies
   runner_ndjson       runner streams as runner/ndjson.cpp writes them (first byte: piece size)
+  modelfile           Modelfiles using every instruction, quoting style and comment form
 """
 import copy
 import json
@@ -198,6 +199,19 @@ def ndjson_seeds(out):
         write(out, "runner_ndjson", name, bytes([i * 5 % 16]) + body.encode())
 
 
+def modelfile_seeds(out):
+    seeds = {
+        "all": 'FROM ./model\nDRAFT ./draft.gguf\nPARAMETER temperature 0.7\nPARAMETER stop "<|end|>"\n'
+               'PARAMETER stop "User:"\nPARAMETER num_ctx 4096\nTEMPLATE """{% for m in messages %}'
+               '{{ m.content }}{% endfor %}"""\nSYSTEM "Be brief."\nMESSAGE user Hi\n'
+               'MESSAGE assistant "Hello!"\nLICENSE """MIT\nline two"""\n',
+        "case_comments": "# a comment\r\nfrom /abs/model.gguf\r\n  parameter TOP_K 40\r\nsystem hi\r\n",
+        "multiline": 'FROM x\nSYSTEM """\nfirst\n  second\n"""\nPARAMETER seed 42\n',
+    }
+    for name, text in seeds.items():
+        write(out, "modelfile", name, text.encode())
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -211,6 +225,7 @@ def main():
     jinja_seeds(out)
     api_seeds(out)
     ndjson_seeds(out)
+    modelfile_seeds(out)
     shutil.rmtree(tmp)
     for d in sorted(p for p in out.iterdir()):
         print(f"{d.name}: {len(list(d.iterdir()))} seeds")
