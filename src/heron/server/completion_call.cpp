@@ -53,17 +53,22 @@ std::optional<nlohmann::json> CompletionCall::next(std::chrono::milliseconds tim
 }
 
 Collected collect(CompletionCall& call, const http::ClientWatch& client) {
+  constexpr auto kCheckEvery = std::chrono::milliseconds(50);
   Collected out;
+  auto next_check = Clock::now() + kCheckEvery;
   for (;;) {
-    auto line = call.next(std::chrono::milliseconds(50));
-    if (!line) {
+    auto line = call.next(kCheckEvery);
+    // Lines can arrive faster than the check interval, so the client is checked by the
+    // clock, not only when the runner is quiet.
+    if (Clock::now() >= next_check) {
+      next_check = Clock::now() + kCheckEvery;
       if (client.gone()) {
         call.abort();  // closing the runner connection cancels the work there
         out.client_gone = true;
         return out;
       }
-      continue;
     }
+    if (!line) continue;
     out.content += line->value("content", "");
     if (line->contains("logprobs")) {
       for (auto& lp : (*line)["logprobs"]) out.logprobs.push_back(std::move(lp));
