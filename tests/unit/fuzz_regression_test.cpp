@@ -7,6 +7,7 @@
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
+#include "heron/server/chat_input.h"
 #include "heron/server/openai_request.h"
 #include "heron/template/template.h"
 
@@ -34,6 +35,8 @@ int status_of(const std::function<void()>& f) {
 TEST(FuzzRegression, NumberOverflowInABodyIs400) {
   const auto body = finding("api_request", "number-overflow");
   EXPECT_EQ(status_of([&] { heron::http::parse_body(body); }), 400);
+  // The chat parser reads the body again keeping key order: the same rule there.
+  EXPECT_EQ(status_of([&] { heron::server::parse_chat_input(body); }), 400);
   try {
     heron::http::parse_body(R"({"seed": 1e999})");
     ADD_FAILURE() << "no error";

@@ -11,22 +11,35 @@ namespace {
 constexpr int kMaxBodyDepth = 128;
 }  // namespace
 
-json parse_body(const std::string& body) {
-  json j;
+namespace {
+
+template <class Json>
+Json parse_json_body(const std::string& body) {
+  Json j;
   try {
     // No API nests deeply; a bound keeps every later recursive walk of the tree shallow.
-    j = json::parse(body, [](int depth, json::parse_event_t, json&) {
+    j = Json::parse(body, [](int depth, nlohmann::json::parse_event_t, Json&) {
       if (depth >= kMaxBodyDepth) {  // depth counts the containers around this one
         throw bad_request("the request body is nested more than " + std::to_string(kMaxBodyDepth) +
                           " levels deep");
       }
       return true;
     });
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+  } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range for 1e999
     throw bad_request(std::string("invalid JSON in the request body: ") + e.what());
   }
   if (!j.is_object()) throw bad_request("the request body must be a JSON object");
   return j;
+}
+
+}  // namespace
+
+json parse_body(const std::string& body) {
+  return parse_json_body<json>(body);
+}
+
+nlohmann::ordered_json parse_ordered_body(const std::string& body) {
+  return parse_json_body<nlohmann::ordered_json>(body);
 }
 
 std::string dump(const json& j) {

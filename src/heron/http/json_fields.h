@@ -15,6 +15,9 @@ using json = nlohmann::json;
 
 // Parses a request body; malformed JSON or a non-object is a 400.
 json parse_body(const std::string& body);
+// The same, keeping object keys in the client's order (tools reach a template's tojson
+// as they were sent).
+nlohmann::ordered_json parse_ordered_body(const std::string& body);
 // Dumps JSON; invalid UTF-8 in strings (partial tokens) becomes U+FFFD instead of throwing.
 std::string dump(const json& j);
 

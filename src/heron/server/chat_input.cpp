@@ -1,6 +1,7 @@
 #include "heron/server/chat_input.h"
 
 #include "heron/http/http_error.h"
+#include "heron/http/json_fields.h"
 
 namespace heron::server {
 
@@ -115,13 +116,7 @@ ojson message(const ojson& m, const std::string& at) {
 }  // namespace
 
 chat::ChatInput parse_chat_input(const std::string& raw_body) {
-  ojson body;
-  try {
-    body = ojson::parse(raw_body);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw bad_request(std::string("invalid JSON in the request body: ") + e.what());
-  }
-  if (!body.is_object()) throw bad_request("the request body must be a JSON object");
+  const ojson body = http::parse_ordered_body(raw_body);
   chat::ChatInput input;
   if (const ojson* messages = field(body, "messages")) {
     if (!messages->is_array()) throw bad_request("messages must be an array");
