@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,8 @@ import httpx
 import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from procs import free_port  # noqa: E402
 from bench_generate import DEFAULT_GGUF, DEFAULT_HERON, DEFAULT_MLX, ROOT, last_json_line, make_prompt  # noqa: E402
 
 TURNS = [
@@ -48,12 +49,6 @@ TURNS = [
     "Write a two-line poem about a lighthouse.",
     "Thanks! Summarise our conversation in one sentence.",
 ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -1,5 +1,6 @@
 import contextlib
 import os
+import sys
 import subprocess
 from pathlib import Path
 
@@ -47,28 +48,12 @@ def default_model():
 # --- `heron serve` (tests/integration/test_serve_*.py) ---------------------------------
 
 import signal
-import socket
 import time
 import urllib.request
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _children(pid):
-    """Pids whose parent is `pid` (the runners of a serve process)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
+sys.path.insert(0, str(ROOT / "tools"))
+from procs import child_pids as _children, free_port as _free_port  # noqa: E402
 
 
 class Serve:

@@ -42,26 +42,11 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from procs import children, free_port  # noqa: E402
+
 PROMPTS = ["Why is the sky blue?", "Name three fruits.", "Write a haiku about rain.",
            "What is 2+2?", "Tell me a story about a fox.", "Translate 'hello' to French."]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def children(pid):
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append((int(stat.parent.name), fields[0]))  # (pid, state)
-    return out
 
 
 def rss_kib(pid):
