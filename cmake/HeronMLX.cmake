@@ -37,7 +37,11 @@ if(_found STREQUAL "cuda")
   # runtime and headers of the nvidia-* wheels the CUDA wheel depends on.
   find_package(CUDAToolkit QUIET)
   if(NOT CUDAToolkit_FOUND AND EXISTS "${_site}/nvidia/cu13")
+    # The wheels: nvcc from nvidia-cuda-nvcc (FindCUDAToolkit insists on it), and only
+    # versioned runtime libraries (libcudart.so.13), which find_library's `cudart` misses.
     set(CUDAToolkit_ROOT "${_site}/nvidia/cu13")
+    find_library(CUDA_CUDART NAMES cudart libcudart.so.13 PATHS "${_site}/nvidia/cu13/lib"
+                 NO_DEFAULT_PATH)
     find_package(CUDAToolkit REQUIRED)
   endif()
   foreach(_pkg cudnn cu13 cublas cuda_nvrtc cufft cusolver nccl)
@@ -51,6 +55,9 @@ if(_found STREQUAL "cuda")
   endif()
 endif()
 
+if(_found STREQUAL "cuda" AND NOT TARGET CUDA::cuda_driver)
+  add_library(CUDA::cuda_driver INTERFACE IMPORTED)  # libmlx.so names it; see the stub below
+endif()
 find_package(MLX CONFIG REQUIRED HINTS "${_site}/mlx/share/cmake/MLX" NO_DEFAULT_PATH)
 
 if(_found STREQUAL "cuda")
@@ -58,7 +65,12 @@ if(_found STREQUAL "cuda")
   # stub and tell the linker where the rest live, so a machine without a GPU can build.
   list(APPEND _wheel_lib_dirs ${CUDAToolkit_LIBRARY_DIR})
   list(JOIN _wheel_lib_dirs ":" _rpath_link)
-  target_link_libraries(mlx INTERFACE "${CUDA_cuda_driver_LIBRARY}")
+  if(CUDA_cuda_driver_LIBRARY)
+    target_link_libraries(mlx INTERFACE "${CUDA_cuda_driver_LIBRARY}")
+  else()
+    # No driver stub (the wheels carry none): libcuda.so.1 is resolved at run time.
+    target_link_options(mlx INTERFACE "-Wl,--allow-shlib-undefined")
+  endif()
   target_link_options(mlx INTERFACE "-Wl,-rpath-link,${_rpath_link}")
 endif()
 message(STATUS "MLX ${MLX_VERSION} (${_found} backend) from ${_site}/mlx")
