@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -16,7 +17,10 @@ import numpy as np
 import ollama
 import pytest
 
-from conftest import FIXTURES, _free_port
+from conftest import FIXTURES, ROOT, _free_port
+
+sys.path.insert(0, str(ROOT / "tools"))
+from tiny_gguf import gguf_tensors, write_gguf  # noqa: E402
 
 MODELS = FIXTURES / "models"
 
@@ -186,6 +190,118 @@ def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, 
     assert a.stdout == b.stdout
     r = create("smol4", f"FROM {default_model}\n", "--quantize", "q4")
     assert r.returncode != 0 and "already quantized" in r.stderr
+
+
+def hf_tensor_name(gguf_name):
+    """llama.cpp tensor names -> Hugging Face ones (the names the store keeps)."""
+    top = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}
+    base, rest = gguf_name.split(".", 1)
+    if base in top:
+        return f"{top[base]}.{rest}"
+    _, n, part, suffix = gguf_name.split(".")
+    hf = {"attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm",
+          "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
+          "attn_output": "self_attn.o_proj", "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
+          "ffn_down": "mlp.down_proj"}[part]
+    return f"model.layers.{n}.{hf}.{suffix}"
+
+
+def unpermute_rows(a, n_head):
+    """Undo llama.cpp's Q/K row permutation (tools/tiny_gguf.py permute) along axis 0."""
+    half = a.shape[0] // n_head // 2
+    return a.reshape(n_head, half, 2, *a.shape[1:]).swapaxes(1, 2).reshape(a.shape)
+
+
+def as_mlx_lm_dir(stored, quantization, hf_source, dest):
+    """A store model quantized from a GGUF of `hf_source`, as a directory mlx-lm loads:
+    Q/K rows (weights, scales, biases alike) back in Hugging Face order, float scales
+    widened to float32 (exact; heron computes in float32 on the CPU too)."""
+    config = json.loads((hf_source / "config.json").read_text())
+    heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
+    out = {}
+    for name, a in stored.items():
+        proj = name.split(".")[-2]
+        if proj in heads:
+            a = unpermute_rows(a, heads[proj])
+        if name.endswith((".scales", ".biases")) and mx.issubdtype(a.dtype, mx.floating):
+            a = a.astype(mx.float32)
+        out[name] = a
+    dest.mkdir()
+    mx.save_safetensors(str(dest / "model.safetensors"), out)
+    config["quantization"] = quantization
+    (dest / "config.json").write_text(json.dumps(config))
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        (dest / f).symlink_to(hf_source / f)
+    return dest
+
+
+# A float GGUF is quantized like a float safetensors model: each 2-D weight is MLX's own
+# mx.quantize of the GGUF's tensor in its stored type (F16/BF16 values and scales stay
+# 16-bit), under the Hugging Face name, with the same per-layer plan; the model then
+# answers as mlx-lm does running those weights (Q/K rows put back in Hugging Face order,
+# which also checks the loader's rotation of llama.cpp's order).
+@pytest.mark.parametrize("ftype,quant,mode", [("F32", "int4", "affine"), ("F16", "nvfp4", "nvfp4"),
+                                              ("BF16", "int8", "affine")])
+def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tmp_path, ftype,
+                                                  quant, mode):
+    src = write_gguf(MODELS / "tiny-llama", tmp_path / f"tiny-{ftype}.gguf", ftype)
+    r = create("fromgguf", f"FROM {src}\n", "--quantize", quant)
+    assert r.returncode == 0, r.stderr
+    names = [l["name"] for l in manifest(store, "fromgguf")["layers"]]
+    assert names == ["model.safetensors", "gguf_model.json"]
+    stored = load_st(layer(store, "fromgguf", "model.safetensors"))
+    described = json.loads(layer(store, "fromgguf", "gguf_model.json").read_text())
+    assert described["metadata"]["general.architecture"] == "llama"
+    dtype = {"F32": mx.float32, "F16": mx.float16, "BF16": mx.bfloat16}[ftype]
+    bits = int(quant[-1])
+    for gname, values in gguf_tensors(MODELS / "tiny-llama", ftype).items():
+        name = hf_tensor_name(gname)
+        if values.ndim == 1:
+            assert mx.array_equal(stored[name], mx.array(values)), name
+            continue
+        prefix = name[: -len(".weight")]
+        w = mx.array(values).astype(dtype)
+        if mode == "affine":
+            expected = mx.quantize(w, group_size=64, bits=expected_bits(prefix, bits, tied=False))
+        else:  # nvfp4, the head at 8 bits (mxfp8)
+            expected = mx.quantize(w, mode="mxfp8" if prefix == "lm_head" else "nvfp4")
+        for part, want in zip(("weight", "scales", "biases"), expected):
+            assert mx.array_equal(stored[f"{prefix}.{part}"], want), f"{prefix}.{part}"
+    q = described["quantization"]
+    assert q["mode"] == mode and q.get("lm_head", q)["bits"] == 8
+
+    ref_dir = as_mlx_lm_dir(stored, described["quantization"], MODELS / "tiny-llama",
+                            tmp_path / "mlx-lm")
+    prompt = "the quick brown fox"
+    text, ref_logprobs = mlx_lm_greedy(ref_dir, prompt, 12)
+    got = store_serve.generate(model="fromgguf", prompt=prompt, raw=True, logprobs=True,
+                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+    info = store_serve.show("fromgguf")
+    assert info.details.quantization_level == quant and info.details.family == "llama"
+
+
+def test_quantized_gguf_sources_refuse_quantization(create, store, tmp_path, default_model):
+    """SmolLM2's Q4_1 GGUF, and a stored model quantized from a float GGUF, are already
+    quantized; the latter still serves as a DRAFT, stored under draft. names."""
+    r = create("smolq", f"FROM {default_model}\n", "--quantize", "int8")
+    assert r.returncode == 1, r.stderr
+    assert f"FROM {default_model} is already quantized" in r.stderr and "drop --quantize" in r.stderr
+    src = write_gguf(MODELS / "tiny-llama", tmp_path / "tiny.gguf")
+    assert create("g8", f"FROM {src}\n", "--quantize", "int8").returncode == 0
+    r = create("g4", "FROM g8\n", "--quantize", "int4")
+    assert r.returncode == 1 and "FROM g8 is already quantized" in r.stderr, r.stderr
+    r = create("pair", f"FROM {MODELS / 'tiny-llama'}\nDRAFT g8\n", "--draft-quantize", "int4")
+    assert r.returncode == 1 and "DRAFT g8 is already quantized" in r.stderr, r.stderr
+    assert not (store / "manifests" / "library" / "pair").exists()
+    r = create("pair", f"FROM {MODELS / 'tiny-llama'}\nDRAFT g8\n")
+    assert r.returncode == 0, r.stderr
+    draft = load_st(layer(store, "pair", "draft.safetensors"))
+    mine = load_st(layer(store, "g8", "model.safetensors"))
+    assert draft.keys() == {"draft." + k for k in mine}
+    assert all(mx.array_equal(draft["draft." + k], v) for k, v in mine.items())
+    assert layer(store, "pair", "draft.gguf_model.json") == layer(store, "g8", "gguf_model.json")
 
 
 def test_relative_paths_and_existing_model_sources(create, store, tmp_path):
