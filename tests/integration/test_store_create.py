@@ -585,3 +585,35 @@ def test_other_quantizers_are_refused(create, tmp_path):
     (src / "config.json").write_text(json.dumps(config))
     r = create("g", f"FROM {src}\n")
     assert r.returncode == 1 and "quantized with gptq, which heron cannot read" in r.stderr
+
+
+def gguf_chat_template(path):
+    """tokenizer.chat_template as the PyPI gguf package reads it."""
+    import gguf
+
+    field = gguf.GGUFReader(str(path)).fields["tokenizer.chat_template"]
+    return bytes(field.parts[field.data[0]]).decode()
+
+
+def test_show_reports_the_template_the_model_uses(store_serve, create, heron_bin, tmp_path,
+                                                  default_model):
+    """Ollama's show gives the template a model runs with: a Modelfile TEMPLATE when there
+    is one, else the model's own (GGUF metadata or tokenizer_config.json), also for
+    models named by path or `default`."""
+    c = store_serve
+    smol = gguf_chat_template(default_model)
+    tiny = json.loads((MODELS / "tiny-llama" / "tokenizer_config.json").read_text())["chat_template"]
+    float_gguf = write_gguf(MODELS / "tiny-llama", tmp_path / "tiny.gguf")
+    assert gguf_chat_template(float_gguf) == tiny and smol and smol != tiny
+    assert create("plain", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    assert create("own", f"FROM {MODELS / 'tiny-llama'}\nTEMPLATE {{{{ x }}}}\n").returncode == 0
+    assert create("fromgguf", f"FROM {float_gguf}\n", "--quantize", "int8").returncode == 0
+    assert create("smol", f"FROM {default_model}\n").returncode == 0
+    for model, want in (("default", smol), (str(default_model), smol),
+                        (str(MODELS / "tiny-llama"), tiny), (str(float_gguf), tiny),
+                        ("plain", tiny), ("own", "{{ x }}"), ("fromgguf", tiny), ("smol", smol)):
+        assert c.show(model).template == want, model
+    host = c.url.removeprefix("http://")
+    r = subprocess.run([str(heron_bin), "show", "default", "--template"], capture_output=True,
+                       text=True, env=dict(os.environ, HERON_HOST=host), timeout=60)
+    assert r.returncode == 0 and r.stdout == smol + "\n", r.stderr
