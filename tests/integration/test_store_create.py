@@ -71,16 +71,28 @@ def as_hf_dir(store, name, dest):
     return dest
 
 
-def expected_bits(name, quant, tied):
-    """The documented plan: head at 8 bits; at int4 also k_proj, v_proj, down_proj."""
+SCHEMES = {"int4": ("affine", 4, 64), "int8": ("affine", 8, 64), "mxfp4": ("mxfp4", 4, 32),
+           "mxfp8": ("mxfp8", 8, 32), "nvfp4": ("nvfp4", 4, 16)}
+
+
+def expected_scheme(name, quant, tied):
+    """The documented plan as (mode, bits, group_size): the head at 8 bits in the same
+    family (int8, or mxfp8 for the float modes); at int4 also k_proj, v_proj, down_proj."""
     head = name == "lm_head" or (tied and name == "model.embed_tokens")
-    if head or (quant == 4 and name.rsplit(".", 1)[-1] in ("k_proj", "v_proj", "down_proj")):
-        return 8
-    return quant
+    eight = SCHEMES["int8" if SCHEMES[quant][0] == "affine" else "mxfp8"]
+    if head or (quant == "int4" and name.rsplit(".", 1)[-1] in ("k_proj", "v_proj", "down_proj")):
+        return eight
+    return SCHEMES[quant]
 
 
-@pytest.mark.parametrize("model", ["tiny-llama", "tiny-llama3"])
-@pytest.mark.parametrize("quant", ["int8", "int4"])
+def mlx_quantize(w, scheme):
+    """MLX's own quantization of one weight: [weight, scales] (+ biases for affine)."""
+    mode, bits, group = scheme
+    return mx.quantize(w, group_size=group, bits=bits, mode=mode)
+
+
+@pytest.mark.parametrize("model", ["tiny-llama", "tiny-llama3", "tiny-qwen3"])
+@pytest.mark.parametrize("quant", list(SCHEMES))
 def test_quantized_tensors_match_mlx_quantize(create, store, model, quant):
     r = create("q", f"FROM {MODELS / model}\n", "--quantize", quant)
     assert r.returncode == 0, r.stderr
@@ -88,18 +100,18 @@ def test_quantized_tensors_match_mlx_quantize(create, store, model, quant):
     stored = load_st(layer(store, "q", "model.safetensors"))
     config = json.loads(layer(store, "q", "config.json").read_text())
     tied = config.get("tie_word_embeddings", False)
-    bits = int(quant[-1])
     quantized = 0
     for name, w in source.items():
         if name.endswith(".weight") and w.ndim == 2:
             prefix = name[: -len(".weight")]
-            b = expected_bits(prefix, bits, tied)
-            qw, scales, biases = mx.quantize(w, group_size=64, bits=b)
-            assert mx.array_equal(stored[name], qw), name
-            assert mx.array_equal(stored[prefix + ".scales"], scales), name
-            assert mx.array_equal(stored[prefix + ".biases"], biases), name
+            scheme = expected_scheme(prefix, quant, tied)
+            parts = mlx_quantize(w, scheme)
+            for part, want in zip(("weight", "scales", "biases"), parts):
+                assert mx.array_equal(stored[f"{prefix}.{part}"], want), f"{prefix}.{part}"
+            if len(parts) == 2:
+                assert f"{prefix}.biases" not in stored
             q = config["quantization"].get(prefix, config["quantization"])
-            assert (q["bits"], q["group_size"]) == (b, 64), name
+            assert (q.get("mode", "affine"), q["bits"], q["group_size"]) == scheme, name
             quantized += 1
         else:  # norms stay at source precision
             assert mx.array_equal(stored[name], w), name
@@ -159,22 +171,6 @@ def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model
                                options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
     assert got.response == text
     assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
-
-
-def test_mx_modes_store_mlx_layout(create, store):
-    r = create("mx", f"FROM {MODELS / 'tiny-qwen3'}\n", "--quantize", "nvfp4")
-    assert r.returncode == 0, r.stderr
-    source = mx.load(str(MODELS / "tiny-qwen3" / "model.safetensors"))
-    stored = load_st(layer(store, "mx", "model.safetensors"))
-    w = source["model.layers.0.mlp.up_proj.weight"]
-    qw, scales = mx.quantize(w, mode="nvfp4")[:2]
-    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.weight"], qw)
-    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.scales"], scales)
-    assert "model.layers.0.mlp.up_proj.biases" not in stored
-    # The tied head goes to 8 bits (mxfp8).
-    head = mx.quantize(source["model.embed_tokens.weight"], mode="mxfp8")[0]
-    assert mx.array_equal(stored["model.embed_tokens.weight"], head)
-    assert mx.array_equal(stored["model.norm.weight"], source["model.norm.weight"])
 
 
 def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):
@@ -253,18 +249,14 @@ def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tm
     described = json.loads(layer(store, "fromgguf", "gguf_model.json").read_text())
     assert described["metadata"]["general.architecture"] == "llama"
     dtype = {"F32": mx.float32, "F16": mx.float16, "BF16": mx.bfloat16}[ftype]
-    bits = int(quant[-1])
     for gname, values in gguf_tensors(MODELS / "tiny-llama", ftype).items():
         name = hf_tensor_name(gname)
         if values.ndim == 1:
             assert mx.array_equal(stored[name], mx.array(values)), name
             continue
         prefix = name[: -len(".weight")]
-        w = mx.array(values).astype(dtype)
-        if mode == "affine":
-            expected = mx.quantize(w, group_size=64, bits=expected_bits(prefix, bits, tied=False))
-        else:  # nvfp4, the head at 8 bits (mxfp8)
-            expected = mx.quantize(w, mode="mxfp8" if prefix == "lm_head" else "nvfp4")
+        expected = mlx_quantize(mx.array(values).astype(dtype),
+                                expected_scheme(prefix, quant, tied=False))
         for part, want in zip(("weight", "scales", "biases"), expected):
             assert mx.array_equal(stored[f"{prefix}.{part}"], want), f"{prefix}.{part}"
     q = described["quantization"]
