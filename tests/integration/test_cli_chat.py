@@ -197,3 +197,29 @@ def test_ctrl_c_stops_the_answer_not_the_program(chat, client):
     assert got == reference(client, [{"role": "user", "content": q}])
     t.type("\x04")  # Ctrl-D leaves
     assert t.exit_code() == 0
+
+
+def test_ctrl_c_ends_a_one_shot_answer_and_the_request(heron_bin, serve, client, tmp_path):
+    """`heron run NAME PROMPT`: Ctrl-C during the answer ends the program at once with
+    status 0 (as `ollama run` does: its generate() returns nil on context.Canceled), and
+    the server drops the answer."""
+    env = dict(os.environ, HERON_HOST=serve.url.removeprefix("http://"), HOME=str(tmp_path),
+               TERM="xterm")
+    env.pop("HERON_MODELS", None)
+    question = "Repeat the word hello 1000 times."
+    t = Terminal([str(heron_bin), "run", "default", question, "--options",
+                  '{"temperature": 0, "num_predict": 3000}'], env)
+    try:
+        t.expect(r"[Hh]ello[\s\S]{20}")  # the answer is streaming
+        stopped = time.time()
+        t.type("\x03")
+        assert t.exit_code(timeout=10) == 0
+        assert time.time() - stopped < 5
+        # The runner takes one request at a time: had the stopped answer gone on (about 3
+        # minutes for 3000 tokens here), this one would wait for it.
+        q = "What is the capital of France?"
+        assert client.chat(model="default", messages=[{"role": "user", "content": q}],
+                           options=OPTIONS).message.content
+        assert time.time() - stopped < 60
+    finally:
+        t.close()

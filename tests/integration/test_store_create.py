@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -16,7 +17,10 @@ import numpy as np
 import ollama
 import pytest
 
-from conftest import FIXTURES, _free_port
+from conftest import FIXTURES, ROOT, _free_port
+
+sys.path.insert(0, str(ROOT / "tools"))
+from tiny_gguf import gguf_tensors, write_gguf  # noqa: E402
 
 MODELS = FIXTURES / "models"
 
@@ -67,16 +71,28 @@ def as_hf_dir(store, name, dest):
     return dest
 
 
-def expected_bits(name, quant, tied):
-    """The documented plan: head at 8 bits; at int4 also k_proj, v_proj, down_proj."""
+SCHEMES = {"int4": ("affine", 4, 64), "int8": ("affine", 8, 64), "mxfp4": ("mxfp4", 4, 32),
+           "mxfp8": ("mxfp8", 8, 32), "nvfp4": ("nvfp4", 4, 16)}
+
+
+def expected_scheme(name, quant, tied):
+    """The documented plan as (mode, bits, group_size): the head at 8 bits in the same
+    family (int8, or mxfp8 for the float modes); at int4 also k_proj, v_proj, down_proj."""
     head = name == "lm_head" or (tied and name == "model.embed_tokens")
-    if head or (quant == 4 and name.rsplit(".", 1)[-1] in ("k_proj", "v_proj", "down_proj")):
-        return 8
-    return quant
+    eight = SCHEMES["int8" if SCHEMES[quant][0] == "affine" else "mxfp8"]
+    if head or (quant == "int4" and name.rsplit(".", 1)[-1] in ("k_proj", "v_proj", "down_proj")):
+        return eight
+    return SCHEMES[quant]
 
 
-@pytest.mark.parametrize("model", ["tiny-llama", "tiny-llama3"])
-@pytest.mark.parametrize("quant", ["int8", "int4"])
+def mlx_quantize(w, scheme):
+    """MLX's own quantization of one weight: [weight, scales] (+ biases for affine)."""
+    mode, bits, group = scheme
+    return mx.quantize(w, group_size=group, bits=bits, mode=mode)
+
+
+@pytest.mark.parametrize("model", ["tiny-llama", "tiny-llama3", "tiny-qwen3"])
+@pytest.mark.parametrize("quant", list(SCHEMES))
 def test_quantized_tensors_match_mlx_quantize(create, store, model, quant):
     r = create("q", f"FROM {MODELS / model}\n", "--quantize", quant)
     assert r.returncode == 0, r.stderr
@@ -84,18 +100,18 @@ def test_quantized_tensors_match_mlx_quantize(create, store, model, quant):
     stored = load_st(layer(store, "q", "model.safetensors"))
     config = json.loads(layer(store, "q", "config.json").read_text())
     tied = config.get("tie_word_embeddings", False)
-    bits = int(quant[-1])
     quantized = 0
     for name, w in source.items():
         if name.endswith(".weight") and w.ndim == 2:
             prefix = name[: -len(".weight")]
-            b = expected_bits(prefix, bits, tied)
-            qw, scales, biases = mx.quantize(w, group_size=64, bits=b)
-            assert mx.array_equal(stored[name], qw), name
-            assert mx.array_equal(stored[prefix + ".scales"], scales), name
-            assert mx.array_equal(stored[prefix + ".biases"], biases), name
+            scheme = expected_scheme(prefix, quant, tied)
+            parts = mlx_quantize(w, scheme)
+            for part, want in zip(("weight", "scales", "biases"), parts):
+                assert mx.array_equal(stored[f"{prefix}.{part}"], want), f"{prefix}.{part}"
+            if len(parts) == 2:
+                assert f"{prefix}.biases" not in stored
             q = config["quantization"].get(prefix, config["quantization"])
-            assert (q["bits"], q["group_size"]) == (b, 64), name
+            assert (q.get("mode", "affine"), q["bits"], q["group_size"]) == scheme, name
             quantized += 1
         else:  # norms stay at source precision
             assert mx.array_equal(stored[name], w), name
@@ -157,22 +173,6 @@ def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model
     assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
 
 
-def test_mx_modes_store_mlx_layout(create, store):
-    r = create("mx", f"FROM {MODELS / 'tiny-qwen3'}\n", "--quantize", "nvfp4")
-    assert r.returncode == 0, r.stderr
-    source = mx.load(str(MODELS / "tiny-qwen3" / "model.safetensors"))
-    stored = load_st(layer(store, "mx", "model.safetensors"))
-    w = source["model.layers.0.mlp.up_proj.weight"]
-    qw, scales = mx.quantize(w, mode="nvfp4")[:2]
-    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.weight"], qw)
-    assert mx.array_equal(stored["model.layers.0.mlp.up_proj.scales"], scales)
-    assert "model.layers.0.mlp.up_proj.biases" not in stored
-    # The tied head goes to 8 bits (mxfp8).
-    head = mx.quantize(source["model.embed_tokens.weight"], mode="mxfp8")[0]
-    assert mx.array_equal(stored["model.embed_tokens.weight"], head)
-    assert mx.array_equal(stored["model.norm.weight"], source["model.norm.weight"])
-
-
 def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):
     r = create("smol", f"FROM {default_model}\n")
     assert r.returncode == 0, r.stderr
@@ -186,6 +186,114 @@ def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, 
     assert a.stdout == b.stdout
     r = create("smol4", f"FROM {default_model}\n", "--quantize", "q4")
     assert r.returncode != 0 and "already quantized" in r.stderr
+
+
+def hf_tensor_name(gguf_name):
+    """llama.cpp tensor names -> Hugging Face ones (the names the store keeps)."""
+    top = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}
+    base, rest = gguf_name.split(".", 1)
+    if base in top:
+        return f"{top[base]}.{rest}"
+    _, n, part, suffix = gguf_name.split(".")
+    hf = {"attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm",
+          "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
+          "attn_output": "self_attn.o_proj", "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
+          "ffn_down": "mlp.down_proj"}[part]
+    return f"model.layers.{n}.{hf}.{suffix}"
+
+
+def unpermute_rows(a, n_head):
+    """Undo llama.cpp's Q/K row permutation (tools/tiny_gguf.py permute) along axis 0."""
+    half = a.shape[0] // n_head // 2
+    return a.reshape(n_head, half, 2, *a.shape[1:]).swapaxes(1, 2).reshape(a.shape)
+
+
+def as_mlx_lm_dir(stored, quantization, hf_source, dest):
+    """A store model quantized from a GGUF of `hf_source`, as a directory mlx-lm loads:
+    Q/K rows (weights, scales, biases alike) back in Hugging Face order, float scales
+    widened to float32 (exact; heron computes in float32 on the CPU too)."""
+    config = json.loads((hf_source / "config.json").read_text())
+    heads = {"q_proj": config["num_attention_heads"], "k_proj": config["num_key_value_heads"]}
+    out = {}
+    for name, a in stored.items():
+        proj = name.split(".")[-2]
+        if proj in heads:
+            a = unpermute_rows(a, heads[proj])
+        if name.endswith((".scales", ".biases")) and mx.issubdtype(a.dtype, mx.floating):
+            a = a.astype(mx.float32)
+        out[name] = a
+    dest.mkdir()
+    mx.save_safetensors(str(dest / "model.safetensors"), out)
+    config["quantization"] = quantization
+    (dest / "config.json").write_text(json.dumps(config))
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        (dest / f).symlink_to(hf_source / f)
+    return dest
+
+
+# A float GGUF is quantized like a float safetensors model: each 2-D weight is MLX's own
+# mx.quantize of the GGUF's tensor in its stored type (F16/BF16 values and scales stay
+# 16-bit), under the Hugging Face name, with the same per-layer plan; the model then
+# answers as mlx-lm does running those weights (Q/K rows put back in Hugging Face order,
+# which also checks the loader's rotation of llama.cpp's order).
+@pytest.mark.parametrize("ftype,quant,mode", [("F32", "int4", "affine"), ("F16", "nvfp4", "nvfp4"),
+                                              ("BF16", "int8", "affine")])
+def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tmp_path, ftype,
+                                                  quant, mode):
+    src = write_gguf(MODELS / "tiny-llama", tmp_path / f"tiny-{ftype}.gguf", ftype)
+    r = create("fromgguf", f"FROM {src}\n", "--quantize", quant)
+    assert r.returncode == 0, r.stderr
+    names = [l["name"] for l in manifest(store, "fromgguf")["layers"]]
+    assert names == ["model.safetensors", "gguf_model.json"]
+    stored = load_st(layer(store, "fromgguf", "model.safetensors"))
+    described = json.loads(layer(store, "fromgguf", "gguf_model.json").read_text())
+    assert described["metadata"]["general.architecture"] == "llama"
+    dtype = {"F32": mx.float32, "F16": mx.float16, "BF16": mx.bfloat16}[ftype]
+    for gname, values in gguf_tensors(MODELS / "tiny-llama", ftype).items():
+        name = hf_tensor_name(gname)
+        if values.ndim == 1:
+            assert mx.array_equal(stored[name], mx.array(values)), name
+            continue
+        prefix = name[: -len(".weight")]
+        expected = mlx_quantize(mx.array(values).astype(dtype),
+                                expected_scheme(prefix, quant, tied=False))
+        for part, want in zip(("weight", "scales", "biases"), expected):
+            assert mx.array_equal(stored[f"{prefix}.{part}"], want), f"{prefix}.{part}"
+    q = described["quantization"]
+    assert q["mode"] == mode and q.get("lm_head", q)["bits"] == 8
+
+    ref_dir = as_mlx_lm_dir(stored, described["quantization"], MODELS / "tiny-llama",
+                            tmp_path / "mlx-lm")
+    prompt = "the quick brown fox"
+    text, ref_logprobs = mlx_lm_greedy(ref_dir, prompt, 12)
+    got = store_serve.generate(model="fromgguf", prompt=prompt, raw=True, logprobs=True,
+                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+    info = store_serve.show("fromgguf")
+    assert info.details.quantization_level == quant and info.details.family == "llama"
+
+
+def test_quantized_gguf_sources_refuse_quantization(create, store, tmp_path, default_model):
+    """SmolLM2's Q4_1 GGUF, and a stored model quantized from a float GGUF, are already
+    quantized; the latter still serves as a DRAFT, stored under draft. names."""
+    r = create("smolq", f"FROM {default_model}\n", "--quantize", "int8")
+    assert r.returncode == 1, r.stderr
+    assert f"FROM {default_model} is already quantized" in r.stderr and "drop --quantize" in r.stderr
+    src = write_gguf(MODELS / "tiny-llama", tmp_path / "tiny.gguf")
+    assert create("g8", f"FROM {src}\n", "--quantize", "int8").returncode == 0
+    r = create("g4", "FROM g8\n", "--quantize", "int4")
+    assert r.returncode == 1 and "FROM g8 is already quantized" in r.stderr, r.stderr
+    r = create("pair", f"FROM {MODELS / 'tiny-llama'}\nDRAFT g8\n", "--draft-quantize", "int4")
+    assert r.returncode == 1 and "DRAFT g8 is already quantized" in r.stderr, r.stderr
+    assert not (store / "manifests" / "library" / "pair").exists()
+    r = create("pair", f"FROM {MODELS / 'tiny-llama'}\nDRAFT g8\n")
+    assert r.returncode == 0, r.stderr
+    draft = load_st(layer(store, "pair", "draft.safetensors"))
+    mine = load_st(layer(store, "g8", "model.safetensors"))
+    assert draft.keys() == {"draft." + k for k in mine}
+    assert all(mx.array_equal(draft["draft." + k], v) for k, v in mine.items())
+    assert layer(store, "pair", "draft.gguf_model.json") == layer(store, "g8", "gguf_model.json")
 
 
 def test_relative_paths_and_existing_model_sources(create, store, tmp_path):
@@ -469,3 +577,35 @@ def test_other_quantizers_are_refused(create, tmp_path):
     (src / "config.json").write_text(json.dumps(config))
     r = create("g", f"FROM {src}\n")
     assert r.returncode == 1 and "quantized with gptq, which heron cannot read" in r.stderr
+
+
+def gguf_chat_template(path):
+    """tokenizer.chat_template as the PyPI gguf package reads it."""
+    import gguf
+
+    field = gguf.GGUFReader(str(path)).fields["tokenizer.chat_template"]
+    return bytes(field.parts[field.data[0]]).decode()
+
+
+def test_show_reports_the_template_the_model_uses(store_serve, create, heron_bin, tmp_path,
+                                                  default_model):
+    """Ollama's show gives the template a model runs with: a Modelfile TEMPLATE when there
+    is one, else the model's own (GGUF metadata or tokenizer_config.json), also for
+    models named by path or `default`."""
+    c = store_serve
+    smol = gguf_chat_template(default_model)
+    tiny = json.loads((MODELS / "tiny-llama" / "tokenizer_config.json").read_text())["chat_template"]
+    float_gguf = write_gguf(MODELS / "tiny-llama", tmp_path / "tiny.gguf")
+    assert gguf_chat_template(float_gguf) == tiny and smol and smol != tiny
+    assert create("plain", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    assert create("own", f"FROM {MODELS / 'tiny-llama'}\nTEMPLATE {{{{ x }}}}\n").returncode == 0
+    assert create("fromgguf", f"FROM {float_gguf}\n", "--quantize", "int8").returncode == 0
+    assert create("smol", f"FROM {default_model}\n").returncode == 0
+    for model, want in (("default", smol), (str(default_model), smol),
+                        (str(MODELS / "tiny-llama"), tiny), (str(float_gguf), tiny),
+                        ("plain", tiny), ("own", "{{ x }}"), ("fromgguf", tiny), ("smol", smol)):
+        assert c.show(model).template == want, model
+    host = c.url.removeprefix("http://")
+    r = subprocess.run([str(heron_bin), "show", "default", "--template"], capture_output=True,
+                       text=True, env=dict(os.environ, HERON_HOST=host), timeout=60)
+    assert r.returncode == 0 and r.stdout == smol + "\n", r.stderr

@@ -1,5 +1,6 @@
 #pragma once
-// Ctrl-C in the interactive chat stops the current answer, not the program.
+// Ctrl-C stops the current answer: in the interactive chat the program goes on, in
+// `heron run NAME PROMPT` it then exits.
 #include <atomic>
 
 namespace heron::cli {

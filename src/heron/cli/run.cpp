@@ -11,6 +11,7 @@
 #include "heron/cli/chat_parameters.h"
 #include "heron/cli/chat_repl.h"
 #include "heron/cli/commands.h"
+#include "heron/cli/interrupt.h"
 #include "heron/cli/server_launch.h"
 #include "heron/cli/timing_stats.h"
 #include "heron/server/keep_alive.h"
@@ -53,10 +54,12 @@ int answer_once(const ApiClient& client, const ChatSettings& s, const std::strin
   if (!s.options.empty()) body["options"] = s.options;
   if (s.keep_alive) body["keep_alive"] = *s.keep_alive;
   AnswerPrinter printer(std::cout, wrap_width(s.word_wrap));
-  const std::atomic<bool> never{false};  // Ctrl-C ends the program, and so the request
-  const Answer answer = stream_answer(client, "/api/generate", body, printer, never);
+  // Ctrl-C closes the stream (the server cancels the answer) and ends the program with
+  // status 0, as `ollama run` does.
+  catch_interrupts();
+  const Answer answer = stream_answer(client, "/api/generate", body, printer, interrupted());
   std::cout << "\n" << std::flush;
-  if (s.verbose) print_timing_stats(std::cerr, answer.final_line);
+  if (s.verbose && !answer.cancelled) print_timing_stats(std::cerr, answer.final_line);
   return 0;
 }
 

@@ -60,8 +60,8 @@ void validate(ModelConfig& c, const std::string& source) {
   if (c.head_dim % 2 != 0) fail(source, "head dimension must be even for RoPE");
   if (c.num_heads % c.num_kv_heads != 0) {
     fail(source, "attention heads (" + std::to_string(c.num_heads) +
-                     ") must be a multiple of key/value heads (" +
-                     std::to_string(c.num_kv_heads) + ")");
+                     ") must be a multiple of key/value heads (" + std::to_string(c.num_kv_heads) +
+                     ")");
   }
   for (auto id : c.eos_token_ids) {
     if (id >= c.vocab_size) fail(source, "eos token id " + std::to_string(id) + " >= vocab size");
@@ -101,6 +101,8 @@ std::string quant_mode(const json& q, const std::string& fallback, const std::st
   return mode;
 }
 
+}  // namespace
+
 // mlx-lm's section: {"group_size", "bits", "mode"?, "<module path>": {...} or false}.
 void read_quantization(const json& q, ModelConfig& c, const std::string& source) {
   c.quant_group_size = positive_int(q, "group_size", source, 1024);
@@ -113,8 +115,6 @@ void read_quantization(const json& q, ModelConfig& c, const std::string& source)
   }
 }
 
-}  // namespace
-
 ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
   if (!config.is_object()) fail(source, "config.json must be a JSON object");
   ModelConfig c;
@@ -126,9 +126,10 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   c.hidden_size = positive_int(config, "hidden_size", source);
   c.num_layers = positive_int(config, "num_hidden_layers", source, 4096);
   c.num_heads = positive_int(config, "num_attention_heads", source, 4096);
-  c.num_kv_heads = config.contains("num_key_value_heads") && !config["num_key_value_heads"].is_null()
-                       ? positive_int(config, "num_key_value_heads", source, 4096)
-                       : c.num_heads;
+  c.num_kv_heads =
+      config.contains("num_key_value_heads") && !config["num_key_value_heads"].is_null()
+          ? positive_int(config, "num_key_value_heads", source, 4096)
+          : c.num_heads;
   if (config.contains("head_dim") && !config["head_dim"].is_null()) {
     c.head_dim = positive_int(config, "head_dim", source, 4096);
   }

@@ -54,5 +54,8 @@ struct ModelConfig {
 ModelConfig config_from_hf(const nlohmann::json& config, const nlohmann::json& generation,
                            const std::string& source);
 ModelConfig config_from_gguf(const nlohmann::json& metadata, const std::string& source);
+// Reads mlx-lm's "quantization" section ({"group_size", "bits", "mode"?, "<module path>":
+// {...}}) into c.quant_group_size, quant_mode and quant_layers.
+void read_quantization(const nlohmann::json& section, ModelConfig& c, const std::string& source);
 
 }  // namespace heron::model

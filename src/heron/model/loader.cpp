@@ -90,22 +90,30 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
   return loaded;
 }
 
+// A model described by GGUF metadata, its tensors already under Hugging Face names:
+// a GGUF file, or a float GGUF quantized by create (`quantization` is then its section).
+LoadedModel load_gguf_described(const json& metadata, io::WeightMap weights,
+                                const json& quantization, const std::string& source,
+                                const LoadOptions& options) {
+  auto config = config_from_gguf(metadata, source);
+  if (!quantization.is_null()) read_quantization(quantization, config, source);
+  // GGUF files of tied models simply have no output tensor.
+  config.tie_word_embeddings = weights.count("lm_head.weight") == 0;
+  Weights w(std::move(weights), source, config.quant_group_size,
+            options.dtype.value_or(default_dtype(json::object())));
+  w.set_quant_schemes(config.quant_mode, config.quant_layers);
+  LoadedModel loaded{source, build_model(config, w), nullptr};
+  if (options.load_tokenizer) loaded.tokenizer = tokenizer::Tokenizer::from_gguf_metadata(metadata);
+  return loaded;
+}
+
 LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   auto header = io::read_gguf_header(path.string());
-  auto config = config_from_gguf(header.metadata, path.string());
   io::WeightMap renamed;
   for (auto& [name, array] : io::load_gguf_tensors(header)) {
     renamed.insert_or_assign(hf_name_from_gguf(name), array);
   }
-  // GGUF files of tied models simply have no output tensor.
-  config.tie_word_embeddings = renamed.count("lm_head.weight") == 0;
-  Weights weights(std::move(renamed), path.string(), 32,
-                  options.dtype.value_or(default_dtype(json::object())));
-  LoadedModel loaded{path.string(), build_model(config, weights), nullptr};
-  if (options.load_tokenizer) {
-    loaded.tokenizer = tokenizer::Tokenizer::from_gguf_metadata(header.metadata);
-  }
-  return loaded;
+  return load_gguf_described(header.metadata, std::move(renamed), nullptr, path.string(), options);
 }
 
 }  // namespace
@@ -148,6 +156,11 @@ LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& option
     auto loaded = load_gguf(*gguf, options);
     loaded.source = files.source;
     return loaded;
+  }
+  if (const auto* described = files.find("gguf_model.json")) {
+    auto g = store::read_gguf_model_json(*described);
+    return load_gguf_described(g.metadata, load_safetensors(files), g.quantization, files.source,
+                               options);
   }
   return load_hf(files, options);
 }

@@ -12,6 +12,7 @@
 #include "heron/http/responses.h"
 #include "heron/server/time_format.h"
 #include "heron/store/create.h"
+#include "heron/store/model_template.h"
 #include "heron/store/quantize_plan.h"
 #include "heron/store/store.h"
 
@@ -265,7 +266,7 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
     const json entry = tags_entry(st, r);
     http::send_json(res, {{"modelfile", "FROM " + r.path.string() + "\n"},
                           {"parameters", ""},
-                          {"template", ""},
+                          {"template", store::own_chat_template(store::files_of_path(r.path))},
                           {"details", entry["details"]},
                           {"model_info", json::object()},
                           {"capabilities", {"completion"}},
@@ -275,15 +276,18 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
   const auto settings = store::ModelSettings::from_json(s->settings.value("settings", json()));
   std::string license;
   for (const auto& l : settings.licenses) license += (license.empty() ? "" : "\n") + l;
-  json out = {{"modelfile", store::render_modelfile(s->settings.value("from", r.name), settings)},
-              {"parameters", parameters_text(settings.parameters)},
-              {"template", settings.chat_template.value_or("")},
-              {"system", settings.system.value_or("")},
-              {"license", license},
-              {"details", s->settings.value("details", json::object())},
-              {"model_info", s->settings.value("model_info", json::object())},
-              {"capabilities", {"completion"}},
-              {"modified_at", s->modified_at}};
+  json out = {
+      {"modelfile", store::render_modelfile(s->settings.value("from", r.name), settings)},
+      {"parameters", parameters_text(settings.parameters)},
+      {"template", settings.chat_template ? *settings.chat_template
+                                          : store::own_chat_template(store::files_of_manifest(
+                                                st, s->manifest, "model " + r.name))},
+      {"system", settings.system.value_or("")},
+      {"license", license},
+      {"details", s->settings.value("details", json::object())},
+      {"model_info", s->settings.value("model_info", json::object())},
+      {"capabilities", {"completion"}},
+      {"modified_at", s->modified_at}};
   if (s->settings.contains("draft")) out["draft"] = s->settings["draft"];
   json messages = json::array();
   for (const auto& m : settings.messages)

@@ -9,9 +9,9 @@
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
+#include "heron/model/loader.h"
 #include "heron/store/model_files.h"
-#include "heron/store/quantize_plan.h"
-#include "heron/store/safetensors_writer.h"
+#include "heron/store/quantize_weights.h"
 #include "heron/tokenizer/tokenizer.h"
 
 namespace heron::store {
@@ -94,6 +94,21 @@ Source resolve_source(const std::string& text, const fs::path& base, const Store
   throw Error(std::string(what) + " " + text + ": no such file, directory or model");
 }
 
+// Asking to quantize an already-quantized source is an error, not a second rounding.
+Error already_quantized(const Source& src, const std::string& prefix) {
+  const bool draft = !prefix.empty();
+  return Error(std::string(draft ? "DRAFT " : "FROM ") + src.text +
+               " is already quantized; it is stored as it is, never re-quantized (drop " +
+               (draft ? "--draft-quantize" : "--quantize") + ")");
+}
+
+// A file a stored model must have (a hand-edited manifest may lack it).
+const fs::path& required(const Source& src, const std::string& name) {
+  const auto* p = src.files.find(name);
+  if (!p) throw Error(src.text + " has no " + name);
+  return *p;
+}
+
 void check_cancel(const std::atomic<bool>* cancel) {
   if (cancel && cancel->load()) throw Error("create cancelled");
 }
@@ -128,11 +143,11 @@ class Creator {
 
   Imported import(const Source& src, const std::optional<QuantType>& q, const std::string& prefix) {
     if (src.kind == Source::Gguf) return import_gguf(src, q, prefix);
-    const auto* weights = src.files.find("model.gguf");
-    if (src.kind == Source::StoreModel && weights) {
-      if (q) throw Error("FROM " + src.text + ": a GGUF model cannot be quantized again");
-      Source g{Source::Gguf, src.text, {}, std::nullopt, *weights};
-      return import_gguf(g, q, prefix);
+    if (src.kind == Source::StoreModel) {
+      if (const auto* gguf = src.files.find("model.gguf")) {
+        return import_gguf({Source::Gguf, src.text, {}, std::nullopt, *gguf}, q, prefix);
+      }
+      if (src.files.find("gguf_model.json")) return import_quantized_gguf(src, q, prefix);
     }
     return import_safetensors(src, q, prefix);
   }
@@ -156,26 +171,26 @@ class Creator {
       quantized = quantized || io::ggml_type_quantized(t.type);
     }
     if (q && quantized) {
-      throw Error("FROM " + src.text +
-                  " is already quantized; it is stored as it is (drop --quantize)");
+      throw already_quantized(src, prefix);
     }
-    if (q)
-      throw Error("FROM " + src.text +
-                  ": quantizing a GGUF file is not supported; use a safetensors directory");
+    const std::string arch = header.metadata.value("general.architecture", "");
+    Imported out;
+    if (q) {
+      out.layers = write_gguf_quantized(src, header, *q, prefix);
+    } else {
+      status("copying " + src.gguf.filename().string());
+      out.layers.push_back(copy_file(src.gguf, prefix.empty() ? "model.gguf" : "draft.gguf"));
+    }
     std::string level;
     uint64_t most = 0;
     for (const auto& [type, n] : by_type) {
       if (n > most) most = n, level = type;
     }
-    Imported out;
-    status("copying " + src.gguf.filename().string());
-    out.layers.push_back(copy_file(src.gguf, prefix.empty() ? "model.gguf" : "draft.gguf"));
-    const std::string arch = header.metadata.value("general.architecture", "");
-    out.details = {{"format", "gguf"},
+    out.details = {{"format", q ? "safetensors" : "gguf"},
                    {"family", arch},
                    {"families", {arch}},
                    {"parameter_size", size_label(params)},
-                   {"quantization_level", level}};
+                   {"quantization_level", q ? q->label : level}};
     out.model_info = {{"general.architecture", arch}, {"general.parameter_count", params}};
     for (const char* k : {"context_length", "embedding_length", "block_count"}) {
       const std::string key = arch + "." + k;
@@ -184,13 +199,70 @@ class Creator {
     return out;
   }
 
+  // A float GGUF quantized: its tensors under Hugging Face names (Q/K rows stay in
+  // llama.cpp's order; the loader rotates them as it does for GGUF files) and
+  // gguf_model.json holding the GGUF's metadata (architecture, tokenizer, template)
+  // and the quantization section; see model::load_files.
+  std::vector<Layer> write_gguf_quantized(const Source& src, const io::GGUFHeader& header,
+                                          const QuantType& q, const std::string& prefix) {
+    status("reading " + src.text);
+    io::WeightMap weights;
+    for (auto& [name, a] : io::load_gguf_tensors(header)) {
+      weights.insert_or_assign(model::hf_name_from_gguf(name), a);
+    }
+    const bool tied = weights.count("lm_head.weight") == 0;  // as model::load_files decides
+    auto planned = plan_weights(std::move(weights), q, tied, prefix);
+    std::string meta;
+    try {
+      meta = json{{"metadata", header.metadata}, {"quantization", planned.quantization}}.dump();
+    } catch (const json::exception& e) {
+      throw Error(src.text + ": GGUF metadata cannot be stored as JSON: " + e.what());
+    }
+    std::vector<Layer> layers;
+    layers.push_back(write_weights(std::move(planned.tensors), &q, prefix));
+    layers.push_back(store_.write_blob(meta, prefix + "gguf_model.json"));
+    return layers;
+  }
+
+  // A stored model made by write_gguf_quantized, stored again (as a draft: under "draft.").
+  Imported import_quantized_gguf(const Source& src, const std::optional<QuantType>& q,
+                                 const std::string& prefix) {
+    if (q) {
+      throw already_quantized(src, prefix);
+    }
+    auto planned = plan_weights(io::load_safetensors_file(required(src, "model.safetensors")),
+                                std::nullopt, false, prefix);
+    Imported out;
+    out.layers.push_back(write_weights(std::move(planned.tensors), nullptr, prefix));
+    out.layers.push_back(copy_file(required(src, "gguf_model.json"), prefix + "gguf_model.json"));
+    const json settings = read_settings(store_, *src.manifest);
+    out.details = settings.value("details", json::object());
+    out.model_info = settings.value("model_info", json::object());
+    return out;
+  }
+
+  // The model.safetensors (or draft.safetensors) blob, with progress and cancellation.
+  Layer write_weights(std::vector<NamedArray> tensors, const QuantType* q,
+                      const std::string& prefix) {
+    const uint64_t total = tensor_bytes(tensors);
+    const size_t count = tensors.size();
+    const std::string what = q ? "quantizing to " + q->label : "writing tensors";
+    return write_safetensors(store_, std::move(tensors), {{"format", "mlx"}},
+                             prefix.empty() ? "model.safetensors" : "draft.safetensors",
+                             [&](size_t done, uint64_t bytes) {
+                               check_cancel(cancel_);
+                               if (progress_) progress_({what, bytes, total, done, count});
+                             });
+  }
+
   Imported import_safetensors(const Source& src, const std::optional<QuantType>& q,
                               const std::string& prefix) {
     const auto& files = src.files;
     status("reading " + src.text);
-    json config = read_json(*files.find("config.json"));
-    io::WeightMap weights = files.dir ? io::load_safetensors_dir(*files.dir)
-                                      : io::load_safetensors_file(*files.find("model.safetensors"));
+    json config = read_json(required(src, "config.json"));
+    io::WeightMap weights = files.dir
+                                ? io::load_safetensors_dir(*files.dir)
+                                : io::load_safetensors_file(required(src, "model.safetensors"));
     // mlx-lm writes "quantization"; a "quantization_config" alone is another
     // quantizer's format (GPTQ, AWQ, bitsandbytes, FP8...) that MLX cannot read.
     if (config.contains("quantization_config") && !config.contains("quantization")) {
@@ -205,50 +277,19 @@ class Creator {
       already = already || (name.size() > 7 && name.compare(name.size() - 7, 7, ".scales") == 0);
     }
     if (already && q) {
-      throw Error(std::string(prefix.empty() ? "FROM " : "DRAFT ") + src.text +
-                  " is already quantized; it is copied as it is, never re-quantized (drop " +
-                  (prefix.empty() ? "--quantize" : "--draft-quantize") + ")");
+      throw already_quantized(src, prefix);
     }
-    const bool tied = config.value("tie_word_embeddings", false);
-    std::vector<NamedArray> out_tensors;
-    uint64_t params = 0;
-    std::optional<mx::Dtype> float_type;
-    json quant = json::object();
-    if (q) quant = {{"group_size", q->group_size}, {"bits", q->bits}, {"mode", q->mode}};
-    for (auto& [name, a] : weights) {
-      params += a.size();
-      if (!float_type && mx::issubdtype(a.dtype(), mx::floating)) float_type = a.dtype();
-      auto plan = q ? plan_tensor(name, a, *q, tied) : std::nullopt;
-      if (!plan) {
-        out_tensors.push_back({prefix + name, a});
-        continue;
-      }
-      const std::string layer = name.substr(0, name.size() - 7);  // without ".weight"
-      auto parts = mx::quantize(a, plan->group_size, plan->bits, plan->mode);
-      out_tensors.push_back({prefix + layer + ".weight", parts[0]});
-      out_tensors.push_back({prefix + layer + ".scales", parts[1]});
-      if (parts.size() > 2) out_tensors.push_back({prefix + layer + ".biases", parts[2]});
-      if (!(*plan == *q)) quant[layer] = quant_entry(*plan);
-    }
-    weights.clear();  // each source tensor is freed once its output is written
+    auto planned =
+        plan_weights(std::move(weights), q, config.value("tie_word_embeddings", false), prefix);
     if (q) {
-      config["quantization"] = quant;
-      config["quantization_config"] = quant;
+      config["quantization"] = planned.quantization;
+      config["quantization_config"] = planned.quantization;
     }
     Imported out;
-    const uint64_t total = tensor_bytes(out_tensors);
-    const size_t count = out_tensors.size();
-    const std::string what = q ? "quantizing to " + q->label : "writing tensors";
-    out.layers.push_back(
-        write_safetensors(store_, std::move(out_tensors), {{"format", "mlx"}},
-                          prefix.empty() ? "model.safetensors" : "draft.safetensors",
-                          [&](size_t done, uint64_t bytes) {
-                            check_cancel(cancel_);
-                            if (progress_) progress_({what, bytes, total, done, count});
-                          }));
+    out.layers.push_back(write_weights(std::move(planned.tensors), q ? &*q : nullptr, prefix));
     out.layers.push_back(store_.write_blob(config.dump(2), prefix + "config.json"));
     if (prefix.empty()) copy_support_files(files, out.layers);
-    std::string level = q ? q->label : dtype_label(float_type.value_or(mx::float32));
+    std::string level = q ? q->label : dtype_label(planned.float_type.value_or(mx::float32));
     if (already) {
       const auto& qc = config["quantization"];
       level = qc.value("mode", "affine") == "affine" ? "int" + std::to_string(qc.value("bits", 0))
@@ -258,9 +299,10 @@ class Creator {
     out.details = {{"format", "safetensors"},
                    {"family", family},
                    {"families", {family}},
-                   {"parameter_size", size_label(params)},
+                   {"parameter_size", size_label(planned.params)},
                    {"quantization_level", level}};
-    out.model_info = {{"general.architecture", family}, {"general.parameter_count", params}};
+    out.model_info = {{"general.architecture", family},
+                      {"general.parameter_count", planned.params}};
     for (const auto& [hf, ollama] : std::vector<std::pair<std::string, std::string>>{
              {"max_position_embeddings", "context_length"},
              {"hidden_size", "embedding_length"},
@@ -315,6 +357,9 @@ std::unique_ptr<tokenizer::Tokenizer> tokenizer_of(const Source& s) {
   }
   if (const auto* g = s.files.find("model.gguf")) {
     return tokenizer::Tokenizer::from_gguf_metadata(io::read_gguf_header(g->string()).metadata);
+  }
+  if (const auto* g = s.files.find("gguf_model.json")) {
+    return tokenizer::Tokenizer::from_gguf_metadata(read_gguf_model_json(*g).metadata);
   }
   const auto* tj = s.files.find("tokenizer.json");
   if (!tj) throw Error(s.text + " has no tokenizer.json");

@@ -1,5 +1,7 @@
 #include "heron/store/model_files.h"
 
+#include <fstream>
+
 #include "heron/core/error.h"
 #include "heron/store/store.h"
 
@@ -47,6 +49,22 @@ ModelFiles files_of_manifest_path(const fs::path& path) {
   return files_of_manifest(store, *m, "model " + model.str());
 }
 
+GgufModelJson read_gguf_model_json(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": invalid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("metadata") || !j["metadata"].is_object() ||
+      !j.contains("quantization") || !j["quantization"].is_object()) {
+    throw Error(path.string() + ": gguf_model.json needs 'metadata' and 'quantization' objects");
+  }
+  return {std::move(j["metadata"]), std::move(j["quantization"])};
+}
+
 std::optional<ModelFiles> draft_files(const ModelFiles& target) {
   ModelFiles d{target.source + " (draft)", {}, std::nullopt, ""};
   if (const auto* g = target.find("draft.gguf")) {
@@ -55,6 +73,11 @@ std::optional<ModelFiles> draft_files(const ModelFiles& target) {
   }
   const fs::path* weights = target.find("draft.safetensors");
   if (!weights) return std::nullopt;
+  if (const auto* g = target.find("draft.gguf_model.json")) {
+    d.files = {{"gguf_model.json", *g}, {"model.safetensors", *weights}};
+    d.tensor_prefix = "draft.";
+    return d;
+  }
   const fs::path* config = target.find("draft.config.json");
   if (!config) throw Error(target.source + ": the draft's weights have no draft.config.json");
   d.files = {{"config.json", *config}, {"model.safetensors", *weights}};

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "heron/store/manifest.h"
 
 namespace heron::store {
@@ -33,8 +35,18 @@ ModelFiles files_of_manifest(const Store& store, const Manifest& m, const std::s
 bool is_manifest_path(const std::filesystem::path& path);
 // Opens the store around a manifest path and reads it.
 ModelFiles files_of_manifest_path(const std::filesystem::path& path);
+// gguf_model.json, written when create quantizes a float GGUF: the GGUF's metadata
+// (architecture, tokenizer, chat template) and mlx-lm's "quantization" section for the
+// Hugging Face-named tensors in model.safetensors beside it.
+struct GgufModelJson {
+  nlohmann::json metadata;      // an object, as io::read_gguf_header gives it
+  nlohmann::json quantization;  // an object
+};
+GgufModelJson read_gguf_model_json(const std::filesystem::path& path);
+
 // The stored draft model's files ("draft.config.json", "draft.safetensors" or
-// "draft.gguf", with the target's tokenizer files), or nullopt when there is none.
+// "draft.gguf", or "draft.safetensors" + "draft.gguf_model.json", with the target's
+// tokenizer files), or nullopt when there is none.
 std::optional<ModelFiles> draft_files(const ModelFiles& target);
 
 }  // namespace heron::store

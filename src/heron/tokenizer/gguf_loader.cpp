@@ -7,6 +7,7 @@
 
 #include "heron/core/error.h"
 #include "heron/tokenizer/bpe_model.h"
+#include "heron/tokenizer/chat_templates.h"
 #include "heron/tokenizer/json_util.h"
 #include "heron/tokenizer/pipeline.h"
 #include "heron/tokenizer/spm_model.h"
@@ -103,20 +104,7 @@ std::unique_ptr<Tokenizer> finish(const nlohmann::json& md, PipelineParts parts,
   if (optional_bool(md, "tokenizer.ggml.add_eos_token").value_or(false) && parts.eos_id) {
     parts.affixes.suffix.push_back(*parts.eos_id);
   }
-  // llama.cpp's converter writes a list-form template as tokenizer.chat_template (the
-  // default) plus tokenizer.chat_template.<name> for the others.
-  const std::string prefix = "tokenizer.chat_template";
-  const auto& keys = md.get_ref<const nlohmann::json::object_t&>();
-  for (auto it = keys.lower_bound(prefix); it != keys.end() && it->first.starts_with(prefix);
-       ++it) {
-    const auto& [key, value] = *it;
-    if (!value.is_string()) continue;
-    if (key == prefix) {
-      parts.chat_templates["default"] = value.get<std::string>();
-    } else if (key[prefix.size()] == '.') {
-      parts.chat_templates[key.substr(prefix.size() + 1)] = value.get<std::string>();
-    }
-  }
+  parts.chat_templates = gguf_chat_templates(md);
   return std::make_unique<PipelineTokenizer>(std::move(parts));
 }
 
@@ -257,6 +245,26 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> gguf_chat_templates(const nlohmann::json& md) {
+  // llama.cpp's converter writes a list-form template as tokenizer.chat_template (the
+  // default) plus tokenizer.chat_template.<name> for the others.
+  std::map<std::string, std::string> out;
+  if (!md.is_object()) return out;
+  const std::string prefix = "tokenizer.chat_template";
+  const auto& keys = md.get_ref<const nlohmann::json::object_t&>();
+  for (auto it = keys.lower_bound(prefix); it != keys.end() && it->first.starts_with(prefix);
+       ++it) {
+    const auto& [key, value] = *it;
+    if (!value.is_string()) continue;
+    if (key == prefix) {
+      out["default"] = value.get<std::string>();
+    } else if (key[prefix.size()] == '.') {
+      out[key.substr(prefix.size() + 1)] = value.get<std::string>();
+    }
+  }
+  return out;
+}
 
 std::unique_ptr<Tokenizer> Tokenizer::from_gguf_metadata(const nlohmann::json& metadata) {
   try {

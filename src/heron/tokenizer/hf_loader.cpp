@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "heron/core/error.h"
+#include "heron/tokenizer/chat_templates.h"
 #include "heron/tokenizer/json_reader.h"
 #include "heron/tokenizer/json_util.h"
 #include "heron/tokenizer/pipeline.h"
@@ -67,21 +68,6 @@ std::optional<std::string> config_token(const nlohmann::json& cfg, const char* k
   throw Error(std::string("tokenizer_config.json: '") + key + "' must be a string or an object");
 }
 
-std::map<std::string, std::string> config_chat_templates(const nlohmann::json& cfg) {
-  const auto it = cfg.find("chat_template");
-  if (it == cfg.end() || it->is_null()) return {};
-  if (it->is_string()) return {{"default", it->get<std::string>()}};
-  if (it->is_array()) {
-    std::map<std::string, std::string> named;
-    for (const auto& t : *it) {
-      named[json_string(t, "name", "chat_template entry")] =
-          json_string(t, "template", "chat_template entry");
-    }
-    return named;
-  }
-  throw Error("tokenizer_config.json: 'chat_template' must be a string or a list");
-}
-
 std::unique_ptr<Tokenizer> build(const nlohmann::json& tj, const nlohmann::json& cfg,
                                  StreamedModelParts* streamed) {
   if (!tj.is_object()) throw Error("tokenizer.json must be a JSON object");
@@ -136,6 +122,22 @@ std::unique_ptr<Tokenizer> from_text(const fs::path& path, const nlohmann::json&
 }
 
 }  // namespace
+
+std::map<std::string, std::string> config_chat_templates(const nlohmann::json& cfg) {
+  if (!cfg.is_object()) return {};
+  const auto it = cfg.find("chat_template");
+  if (it == cfg.end() || it->is_null()) return {};
+  if (it->is_string()) return {{"default", it->get<std::string>()}};
+  if (it->is_array()) {
+    std::map<std::string, std::string> named;
+    for (const auto& t : *it) {
+      named[json_string(t, "name", "chat_template entry")] =
+          json_string(t, "template", "chat_template entry");
+    }
+    return named;
+  }
+  throw Error("tokenizer_config.json: 'chat_template' must be a string or a list");
+}
 
 std::unique_ptr<Tokenizer> Tokenizer::from_json(const nlohmann::json& tokenizer_json,
                                                 const nlohmann::json& tokenizer_config) {
