@@ -45,7 +45,9 @@ std::string Interpreter::render() {
     ~BuildLimit() { max_build_bytes = saved; }
   } limit(settings_.limits.max_output_bytes);
   std::string out;
+  out.reserve(program_.last_output_bytes.load(std::memory_order_relaxed));
   exec(program_.body, out);
+  program_.last_output_bytes.store(out.size(), std::memory_order_relaxed);
   return out;
 }
 
@@ -90,10 +92,12 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
         out += static_cast<const TextStmt&>(s).text;
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::Print:
-        append_expr(*static_cast<const PrintStmt&>(s).expr, out);
+      case StmtKind::Print: {
+        const auto& n = static_cast<const PrintStmt&>(s);
+        if (n.pieces.empty() || !append_pieces(n.pieces, out)) append_expr(*n.expr, out);
         check_size(out.size());
         return Flow::Normal;
+      }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         for (const auto& [test, body] : n.branches) {

@@ -105,9 +105,11 @@ class Interpreter {
   // The value of e, read in place when it is a literal or a variable (no copy);
   // anything else is evaluated into `scratch`.
   const Value& operand(const Expr& e, Value& scratch);
-  // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
-  // where it lies; null for anything else (the caller then evaluates e in full).
-  const std::string* plain_string(const Expr& e);
+  // The plain str (not Markup) a lowered read gives (see StrRead), read where it lies;
+  // null for anything else (the caller then evaluates the expression in full).
+  const std::string* read_string(const StrRead& r);
+  // {{ ... }} whose lowered pieces all read as plain strs: appended with one size check.
+  bool append_pieces(const std::vector<StrRead>& pieces, std::string& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
