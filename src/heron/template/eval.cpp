@@ -30,13 +30,6 @@ Value Interpreter::lookup(const NameExpr& n) {
   return lookup_ref(n.slot);
 }
 
-const Value& Interpreter::lookup_ref(int slot) {
-  for (Scope* s = scope_.get(); s; s = s->parent.get()) {
-    if (Value* v = s->find(slot)) return *v;
-  }
-  return top_[static_cast<size_t>(slot)];
-}
-
 // The object of obj.attr / obj[key]: a plain name is read in place (the hot case).
 Value Interpreter::eval_object(const Expr& e) {
   if (e.kind == ExprKind::Name) return lookup_ref(static_cast<const NameExpr&>(e).slot);
@@ -54,24 +47,6 @@ const Value& Interpreter::operand(const Expr& e, Value& scratch) {
   }
   scratch = eval(e);
   return scratch;
-}
-
-const std::string* Interpreter::read_string(const StrRead& r) {
-  switch (r.kind) {
-    case StrRead::Kind::Text:
-      return r.text;
-    case StrRead::Kind::Var: {
-      const Value& v = lookup_ref(r.slot);
-      return v.is_string() && !v.is_markup() ? &v.str() : nullptr;
-    }
-    case StrRead::Kind::Member: {
-      const Value& obj = lookup_ref(r.slot);
-      return obj.is_dict() ? obj.dict().find_string(*r.text) : nullptr;
-    }
-    case StrRead::Kind::None:
-      break;
-  }
-  return nullptr;
 }
 
 namespace {

@@ -38,8 +38,9 @@ inline bool same_key(const std::string& a, std::string_view b) {
   return a.compare(b) == 0;
 }
 
-// The Dicts a render makes for context JSON objects, in blocks whose addresses stay put.
-using DictPool = std::vector<std::unique_ptr<jinja::Dict[]>>;
+// The Dicts a render makes for context JSON objects, in blocks whose addresses stay put
+// (each block is reserved to its final size before it is filled).
+using DictPool = std::vector<std::vector<jinja::Dict>>;
 
 // Context JSON is read in place: strings are borrowed, objects become Dicts that look
 // keys up in the JSON (kept in a per-render pool), arrays become lists of those.
@@ -66,13 +67,12 @@ struct JsonReader {
         // The objects of an array (the messages) share one block of Dicts.
         size_t objects = 0;
         for (const auto& item : j) objects += item.is_object();
-        jinja::Dict* dicts = objects ? new_dicts(access, objects) : nullptr;
+        std::vector<jinja::Dict>* dicts = objects ? &new_dicts(access, objects) : nullptr;
         jinja::ValueList items;
         items.reserve(j.size());
         for (const auto& item : j) {
           if (item.is_object()) {
-            *dicts = jinja::Dict(&access, &item);
-            items.push_back(Value::borrowed(*dicts++));
+            items.push_back(Value::borrowed(dicts->emplace_back(&access, &item)));
           } else {
             items.push_back(convert(access, item));
           }
@@ -80,18 +80,18 @@ struct JsonReader {
         return Value(std::move(items));
       }
       case nlohmann::json::value_t::object: {
-        jinja::Dict* dict = new_dicts(access, 1);
-        *dict = jinja::Dict(&access, &j);
-        return Value::borrowed(*dict);
+        return Value::borrowed(new_dicts(access, 1).emplace_back(&access, &j));
       }
       default:
         throw Error("chat template context: unsupported JSON value (binary data)");
     }
   }
 
-  static jinja::Dict* new_dicts(const JsonAccess& access, size_t n) {
-    auto& pool = *static_cast<DictPool*>(access.pool);
-    return pool.emplace_back(std::make_unique<jinja::Dict[]>(n)).get();
+  // An empty block with room for n Dicts.
+  static std::vector<jinja::Dict>& new_dicts(const JsonAccess& access, size_t n) {
+    auto& block = static_cast<DictPool*>(access.pool)->emplace_back();
+    block.reserve(n);
+    return block;
   }
 
   static size_t size(const void* node) { return static_cast<const Json*>(node)->size(); }
