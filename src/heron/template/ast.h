@@ -150,8 +150,12 @@ enum class CmpOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
 
 struct CompareExpr : Expr {
   CompareExpr(Pos p, ExprPtr f) : Expr(ExprKind::Compare, p), first(std::move(f)) {}
+  // Called once the operators are parsed: lowers `x == 'str'` / `x != 'str'` (lower.cpp).
+  void lower();
   ExprPtr first;
   std::vector<std::pair<CmpOp, ExprPtr>> ops;
+  const std::string* literal = nullptr;  // the plain str of a lowered comparison
+  bool equal = true;                     // == (else !=)
 };
 
 struct CondExpr : Expr {

@@ -10,6 +10,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -105,11 +106,12 @@ bool Interpreter::literal_compare(const CompareExpr& c) {
 
 // x == 'literal': no evaluation of the literal, a direct string comparison.
 bool Interpreter::compare_literal(const CompareExpr& c) {
+  if (c.literal) {
+    if (const std::string* s = read_string(c.first->read))
+      return same_text(*s, *c.literal) == c.equal;
+  }
   const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
   const bool eq = c.ops[0].first == CmpOp::Eq;
-  if (right.is_string()) {
-    if (const std::string* s = read_string(c.first->read)) return (*s == right.str()) == eq;
-  }
   Value scratch;
   const Value& first = operand(*c.first, scratch);
   const bool same =

@@ -44,6 +44,14 @@ GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
   }
 }
 
+// `x == 'str'`: when x reads as a plain str, the comparison is a string comparison.
+void CompareExpr::lower() {
+  if (ops.size() != 1 || ops[0].second->read.kind != StrRead::Kind::Text) return;
+  if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
+  literal = ops[0].second->read.text;
+  equal = ops[0].first == CmpOp::Eq;
+}
+
 // A `+` chain of plain strs is their concatenation and `~` of plain strs too, so both
 // lower to the list of their pieces.
 PrintStmt::PrintStmt(Pos p, ExprPtr e) : Stmt(StmtKind::Print, p), expr(std::move(e)) {

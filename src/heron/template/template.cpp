@@ -10,6 +10,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/interpreter.h"
 #include "heron/template/parser.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat {
 
@@ -17,26 +18,6 @@ namespace {
 
 using jinja::JsonAccess;
 using jinja::Value;
-
-// Keys are short ("role", "content"): 4 to 16 bytes compare as two overlapping words,
-// cheaper than a memcmp call or a byte loop.
-template <class Word>
-inline bool same_ends(const char* a, const char* b, size_t n) {
-  Word a0, a1, b0, b1;
-  std::memcpy(&a0, a, sizeof(Word));
-  std::memcpy(&b0, b, sizeof(Word));
-  std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
-  std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
-  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-}
-
-inline bool same_key(const std::string& a, std::string_view b) {
-  const size_t n = b.size();
-  if (a.size() != n) return false;
-  if (n >= 8 && n <= 16) return same_ends<uint64_t>(a.data(), b.data(), n);
-  if (n >= 4 && n < 8) return same_ends<uint32_t>(a.data(), b.data(), n);
-  return a.compare(b) == 0;
-}
 
 // The Dicts a render makes for context JSON objects, in blocks whose addresses stay put
 // (each block is reserved to its final size before it is filled).
@@ -101,7 +82,7 @@ struct JsonReader {
     const auto& object =
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
-      if (same_key(k, key)) return &v;
+      if (jinja::same_text(k, key)) return &v;
     }
     return nullptr;
   }
