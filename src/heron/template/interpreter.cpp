@@ -112,7 +112,11 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       }
       case StmtKind::Set: {
         const auto& n = static_cast<const SetStmt&>(s);
-        assign(n.target, eval(*n.value));
+        if (n.target.kind == Target::Kind::Name) {  // {% set content = ... %}: no copy
+          set_var(n.target.slot, eval(*n.value));
+        } else {
+          assign(n.target, eval(*n.value));
+        }
         return Flow::Normal;
       }
       case StmtKind::SetBlock: {
