@@ -241,6 +241,20 @@ FEATURES = [
     ("{{ tools | map(attribute='function') | map(attribute='name') | join(', ') }} {{ (tools | first).function.parameters.properties | list }}",
      {"tools": [{"function": {"name": "a", "parameters": {"properties": {"z": {}, "b": {}}}}}, {"function": {"name": "b"}}]}),
     ("{{ messages[-1]['content'] | trim }}{% if messages | length > 2 and messages[2].tool_calls is defined %}{{ messages[2].tool_calls | length }}{% endif %}", DATA),
+    # ------------------------------------- lowered reads and prints (fast path, then fallback)
+    ("{% for m in messages %}{{ '<' + m['role'] + '>' + m.content ~ '|' }}{% endfor %}", DATA),
+    ("{% set x = '<b>' | safe %}{{ '<i>' + x + s }}|{{ s + '<' + x }}|{{ x ~ '<' ~ s }}", DATA),
+    ("{% for m in messages %}{{ 'c:' + m['tool_calls'] }}{% endfor %}", DATA),
+    ("{{ 'c:' + messages[2]['tool_calls'] }}", DATA),
+    ("{% for m in messages %}{{ m['content'] + m['nope'] }}{% endfor %}", DATA),
+    ("{% set d2 = {'items': 'I', 'role': 'R', 'n': 1} %}{{ d2.items is callable }} {{ d2['items'] + d2.role }} {{ d2.role ~ d2.n }}", {}),
+    ("{% set d2 = {'n': 1} %}{{ 'x' + d2.n }}", {}),
+    ("{{ s ~ i ~ '!' }} {{ xs[0] ~ 'x' }} {{ xs + [4] }} {{ i + 1 }} {{ n ~ t }}", DATA),
+    ("{% for m in messages %}{% if m['role'] == 'user' %}U{% elif m.role != 'system' %}N{% else %}S{% endif %}{% endfor %}"
+     " {{ n == 'x' }} {{ s == 'Hello World' }} {{ s != 'Hello World' }} {{ i == 'x' }} {{ undefined_var == 'x' }}", DATA),
+    ("{% for m in messages %}{% set m = 'x' %}{{ m }}{% endfor %}{% for a, b in [(1, 2), (3, 4)] %}{{ a ~ b }}{% endfor %}"
+     "{% for x in [1, 2] %}{% set y = loop.index %}{{ y ~ loop.length }}{% endfor %}{{ y }}", DATA),
+    ("{% set c = messages[1]['content'] %}{{ c + '!' }}{% for m in messages %}{% set c = m.content %}{{ c }}{% endfor %}{{ c }}", DATA),
 ]
 
 

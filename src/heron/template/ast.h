@@ -2,6 +2,7 @@
 // The parsed template: expression and statement nodes, each with the line and column it
 // came from so that runtime errors can point at it. Filters and tests are resolved to
 // functions while parsing; names are interned to slots.
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,11 +50,23 @@ enum class ExprKind {
   Dict
 };
 
+// How a render reads the str an expression gives without evaluating it, decided once
+// when the node is built (lower.cpp): a str literal, a variable, or variable['key'] /
+// variable.key on a dict. `None` for every other shape. The read yields a str only
+// when the value found is a plain str; anything else is evaluated in full.
+struct StrRead {
+  enum class Kind : uint8_t { None, Text, Var, Member };
+  Kind kind = Kind::None;
+  int slot = -1;                      // Var, Member: the variable
+  const std::string* text = nullptr;  // Text: the literal; Member: the key
+};
+
 struct Expr {
   explicit Expr(ExprKind k, Pos p) : kind(k), pos(p) {}
   virtual ~Expr() = default;
   ExprKind kind;
   Pos pos;
+  StrRead read;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
@@ -62,27 +75,28 @@ struct ConstExpr : Expr {
     // The program outlives every render, so renders can use the literal without
     // touching its reference count.
     borrowed = value.is_string() ? Value::borrowed(value.str()) : value;
+    if (value.is_string() && !value.is_markup()) read = {StrRead::Kind::Text, -1, &value.str()};
   }
   Value value;
   Value borrowed;
 };
 
 struct NameExpr : Expr {
-  NameExpr(Pos p, std::string n, int s) : Expr(ExprKind::Name, p), name(std::move(n)), slot(s) {}
+  NameExpr(Pos p, std::string n, int s) : Expr(ExprKind::Name, p), name(std::move(n)), slot(s) {
+    read = {StrRead::Kind::Var, s, nullptr};
+  }
   std::string name;
   int slot;
 };
 
 struct GetAttrExpr : Expr {
-  GetAttrExpr(Pos p, ExprPtr o, std::string a)
-      : Expr(ExprKind::GetAttr, p), obj(std::move(o)), attr(std::move(a)) {}
+  GetAttrExpr(Pos p, ExprPtr o, std::string a);  // lower.cpp
   ExprPtr obj;
   std::string attr;
 };
 
 struct GetItemExpr : Expr {
-  GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
-      : Expr(ExprKind::GetItem, p), obj(std::move(o)), key(std::move(k)) {}
+  GetItemExpr(Pos p, ExprPtr o, ExprPtr k);  // lower.cpp
   ExprPtr obj, key;
 };
 
@@ -136,8 +150,12 @@ enum class CmpOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
 
 struct CompareExpr : Expr {
   CompareExpr(Pos p, ExprPtr f) : Expr(ExprKind::Compare, p), first(std::move(f)) {}
+  // Called once the operators are parsed: lowers `x == 'str'` / `x != 'str'` (lower.cpp).
+  void lower();
   ExprPtr first;
   std::vector<std::pair<CmpOp, ExprPtr>> ops;
+  const std::string* literal = nullptr;  // the plain str of a lowered comparison
+  bool equal = true;                     // == (else !=)
 };
 
 struct CondExpr : Expr {
@@ -200,8 +218,13 @@ struct TextStmt : Stmt {
 };
 
 struct PrintStmt : Stmt {
-  PrintStmt(Pos p, ExprPtr e) : Stmt(StmtKind::Print, p), expr(std::move(e)) {}
+  static constexpr size_t kMaxPieces = 16;  // longer chains are rare: evaluated in full
+  PrintStmt(Pos p, ExprPtr e);              // lower.cpp
   ExprPtr expr;
+  // `{{ 'a' + x['k'] + y }}` (a `+` or `~` chain of reads, or one read), lowered to its
+  // pieces: when every piece reads as a plain str, the render appends them without
+  // evaluating `expr`. Empty for other shapes.
+  std::vector<StrRead> pieces;
 };
 
 struct IfStmt : Stmt {
@@ -278,8 +301,16 @@ struct UnsupportedStmt : Stmt {
 
 // A parsed template: its body and the names it refers to (slot -> name).
 struct Program {
+  Program() = default;
+  Program(Program&& other) noexcept
+      : body(std::move(other.body)),
+        names(std::move(other.names)),
+        last_output_bytes(other.last_output_bytes.load(std::memory_order_relaxed)) {}
   Body body;
   std::vector<std::string> names;
+  // The size of the latest render's output: the next render reserves that much up front
+  // instead of regrowing (and recopying) its output as it goes. Renders may run at once.
+  mutable std::atomic<size_t> last_output_bytes{0};
 };
 
 }  // namespace heron::chat::jinja

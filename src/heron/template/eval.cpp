@@ -2,11 +2,15 @@
 // calls, filters, tests, operators, literals.
 #include "heron/template/interpreter.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "heron/core/error.h"
 #include "heron/template/builtins.h"
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -25,13 +29,6 @@ bool dunder(std::string_view name) {
 
 Value Interpreter::lookup(const NameExpr& n) {
   return lookup_ref(n.slot);
-}
-
-const Value& Interpreter::lookup_ref(int slot) {
-  for (Scope* s = scope_.get(); s; s = s->parent.get()) {
-    if (Value* v = s->find(slot)) return *v;
-  }
-  return top_[static_cast<size_t>(slot)];
 }
 
 // The object of obj.attr / obj[key]: a plain name is read in place (the hot case).
@@ -53,27 +50,53 @@ const Value& Interpreter::operand(const Expr& e, Value& scratch) {
   return scratch;
 }
 
-const std::string* Interpreter::plain_string(const Expr& e) {
-  const Value* v;
-  switch (e.kind) {
-    case ExprKind::Const:
-      v = &static_cast<const ConstExpr&>(e).value;
-      break;
-    case ExprKind::Name:
-      v = &lookup_ref(static_cast<const NameExpr&>(e).slot);
-      break;
-    case ExprKind::GetItem: {
-      const auto& g = static_cast<const GetItemExpr&>(e);
-      if (g.obj->kind != ExprKind::Name || g.key->kind != ExprKind::Const) return nullptr;
-      const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
-      const Value& key = static_cast<const ConstExpr&>(*g.key).value;
-      if (!obj.is_dict() || !key.is_string()) return nullptr;
-      return obj.dict().find_string(key.str());
-    }
-    default:
-      return nullptr;
+namespace {
+
+// memcpy without the call for the short pieces templates print (tags, roles, newlines).
+inline void copy_piece(char* dst, const std::string& piece) {
+  const char* src = piece.data();
+  const size_t n = piece.size();
+  if (n >= 8 && n <= 16) {  // two overlapping words
+    uint64_t head, tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t head, tail;
+    std::memcpy(&head, src, 4);
+    std::memcpy(&tail, src + n - 4, 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, n);
   }
-  return v->is_string() && !v->is_markup() ? &v->str() : nullptr;
+}
+
+}  // namespace
+
+bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, std::string& out) {
+  const std::string* parts[PrintStmt::kMaxPieces];
+  const size_t n = pieces.size();
+  size_t total = out.size();
+  for (size_t i = 0; i < n; ++i) {
+    const StrRead& r = pieces[i];
+    parts[i] = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
+    if (!parts[i]) return false;
+    total += parts[i]->size();
+  }
+  check_size(total);
+  // One resize (it grows the capacity geometrically), then plain copies.
+  const size_t at = out.size();
+  out.resize(total);
+  char* dst = out.data() + at;
+  for (size_t i = 0; i < n; ++i) {
+    copy_piece(dst, *parts[i]);
+    dst += parts[i]->size();
+  }
+  return true;
 }
 
 bool Interpreter::literal_compare(const CompareExpr& c) {
@@ -83,11 +106,12 @@ bool Interpreter::literal_compare(const CompareExpr& c) {
 
 // x == 'literal': no evaluation of the literal, a direct string comparison.
 bool Interpreter::compare_literal(const CompareExpr& c) {
+  if (c.literal) {
+    if (const std::string* s = read_string(c.first->read))
+      return same_text(*s, *c.literal) == c.equal;
+  }
   const Value& right = static_cast<const ConstExpr&>(*c.ops[0].second).value;
   const bool eq = c.ops[0].first == CmpOp::Eq;
-  if (right.is_string()) {
-    if (const std::string* s = plain_string(*c.first)) return (*s == right.str()) == eq;
-  }
   Value scratch;
   const Value& first = operand(*c.first, scratch);
   const bool same =
@@ -293,7 +317,7 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     }
     return;
   }
-  if (const std::string* s = plain_string(e)) {  // {{ message['content'] }}
+  if (const std::string* s = read_string(e.read)) {  // {{ message['content'] }}
     out += *s;
     return;
   }
@@ -317,7 +341,7 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
   Value scratch;
   const size_t start = text->size();
   bool strings = true, markup = false;
-  if (const std::string* s = plain_string(*first)) {
+  if (const std::string* s = read_string(first->read)) {
     *text += *s;
   } else {
     const Value& head = operand(*first, scratch);
@@ -351,7 +375,7 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
   for (size_t i = n; i-- > 0;) {
     const Expr& piece = *chain[i]->right;
     if (strings && !markup) {  // str + str: the hot case
-      if (const std::string* s = plain_string(piece)) {
+      if (const std::string* s = read_string(piece.read)) {
         text->append(*s);
         check_size(text->size());
         continue;

@@ -45,7 +45,9 @@ std::string Interpreter::render() {
     ~BuildLimit() { max_build_bytes = saved; }
   } limit(settings_.limits.max_output_bytes);
   std::string out;
+  out.reserve(program_.last_output_bytes.load(std::memory_order_relaxed));
   exec(program_.body, out);
+  program_.last_output_bytes.store(out.size(), std::memory_order_relaxed);
   return out;
 }
 
@@ -90,10 +92,12 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
         out += static_cast<const TextStmt&>(s).text;
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::Print:
-        append_expr(*static_cast<const PrintStmt&>(s).expr, out);
+      case StmtKind::Print: {
+        const auto& n = static_cast<const PrintStmt&>(s);
+        if (n.pieces.empty() || !append_pieces(n.pieces, out)) append_expr(*n.expr, out);
         check_size(out.size());
         return Flow::Normal;
+      }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         for (const auto& [test, body] : n.branches) {
@@ -108,7 +112,11 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       }
       case StmtKind::Set: {
         const auto& n = static_cast<const SetStmt&>(s);
-        assign(n.target, eval(*n.value));
+        if (n.target.kind == Target::Kind::Name) {  // {% set content = ... %}: no copy
+          set_var(n.target.slot, eval(*n.value));
+        } else {
+          assign(n.target, eval(*n.value));
+        }
         return Flow::Normal;
       }
       case StmtKind::SetBlock: {
@@ -258,20 +266,21 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
     const Value loop_value{std::shared_ptr<Object>(loop)};
     const bool plain_target =
         stmt.target.kind == Target::Kind::Name && stmt.target.slot != loop_slot_;
+    // A fresh scope per iteration: it keeps only `loop` and a plain target, which are
+    // overwritten in place; whatever the body set is dropped.
+    scope->vars.clear();
+    if (loop_slot_ >= 0) scope->vars.emplace_back(loop_slot_, loop_value);
+    if (plain_target) scope->vars.emplace_back(stmt.target.slot, Value());
+    const size_t kept = scope->vars.size();
     for (size_t i = 0; i < items->size(); ++i) {
       count_steps(1);
       loop->index0 = i;
-      // A fresh scope per iteration; the `loop` entry is kept unless the body rebound it.
-      if (loop_slot_ >= 0) {
-        scope->vars.resize(1);
-        if (scope->vars[0].first != loop_slot_ || scope->vars[0].second.payload() != loop.get()) {
-          scope->vars[0] = {loop_slot_, loop_value};
-        }
-      } else {
-        scope->vars.clear();
+      if (scope->vars.size() != kept) scope->vars.resize(kept);
+      if (loop_slot_ >= 0 && scope->vars[0].second.payload() != loop.get()) {
+        scope->vars[0].second = loop_value;  // the body rebound `loop`
       }
-      if (plain_target) {  // `for message in messages`: no search, the scope is fresh
-        scope->vars.emplace_back(stmt.target.slot, (*items)[i]);
+      if (plain_target) {
+        scope->vars[kept - 1].second = (*items)[i];
       } else {
         assign(stmt.target, (*items)[i]);
       }

@@ -100,14 +100,37 @@ class Interpreter {
   bool compare(CmpOp op, const Value& a, const Value& b);
 
   Value lookup(const NameExpr& n);
-  const Value& lookup_ref(int slot);
+  const Value& lookup_ref(int slot) {
+    for (Scope* s = scope_.get(); s; s = s->parent.get()) {
+      if (Value* v = s->find(slot)) return *v;
+    }
+    return top_[static_cast<size_t>(slot)];
+  }
   Value eval_object(const Expr& e);
   // The value of e, read in place when it is a literal or a variable (no copy);
   // anything else is evaluated into `scratch`.
   const Value& operand(const Expr& e, Value& scratch);
-  // The plain str (not Markup) that a literal, variable or x['key'] evaluates to, read
-  // where it lies; null for anything else (the caller then evaluates e in full).
-  const std::string* plain_string(const Expr& e);
+  // The plain str (not Markup) a lowered read gives (see StrRead), read where it lies;
+  // null for anything else (the caller then evaluates the expression in full).
+  const std::string* read_string(const StrRead& r) {
+    switch (r.kind) {
+      case StrRead::Kind::Text:
+        return r.text;
+      case StrRead::Kind::Var: {
+        const Value& v = lookup_ref(r.slot);
+        return v.is_string() && !v.is_markup() ? &v.str() : nullptr;
+      }
+      case StrRead::Kind::Member: {
+        const Value& obj = lookup_ref(r.slot);
+        return obj.is_dict() ? obj.dict().find_string(*r.text) : nullptr;
+      }
+      case StrRead::Kind::None:
+        break;
+    }
+    return nullptr;
+  }
+  // {{ ... }} whose lowered pieces all read as plain strs: appended with one size check.
+  bool append_pieces(const std::vector<StrRead>& pieces, std::string& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'

@@ -469,8 +469,9 @@ class Parser {
       if (!cmp) cmp = std::make_unique<CompareExpr>(p, std::move(expr));
       cmp->ops.emplace_back(op, parse_math1());
     }
-    if (cmp) return cmp;
-    return expr;
+    if (!cmp) return expr;
+    cmp->lower();
+    return cmp;
   }
 
   ExprPtr parse_math1() {

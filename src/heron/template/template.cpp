@@ -10,6 +10,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/interpreter.h"
 #include "heron/template/parser.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat {
 
@@ -18,28 +19,9 @@ namespace {
 using jinja::JsonAccess;
 using jinja::Value;
 
-// Keys are short ("role", "content"): 4 to 16 bytes compare as two overlapping words,
-// cheaper than a memcmp call or a byte loop.
-template <class Word>
-inline bool same_ends(const char* a, const char* b, size_t n) {
-  Word a0, a1, b0, b1;
-  std::memcpy(&a0, a, sizeof(Word));
-  std::memcpy(&b0, b, sizeof(Word));
-  std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
-  std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
-  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-}
-
-inline bool same_key(const std::string& a, std::string_view b) {
-  const size_t n = b.size();
-  if (a.size() != n) return false;
-  if (n >= 8 && n <= 16) return same_ends<uint64_t>(a.data(), b.data(), n);
-  if (n >= 4 && n < 8) return same_ends<uint32_t>(a.data(), b.data(), n);
-  return a.compare(b) == 0;
-}
-
-// The Dicts a render makes for context JSON objects, in blocks whose addresses stay put.
-using DictPool = std::vector<std::unique_ptr<jinja::Dict[]>>;
+// The Dicts a render makes for context JSON objects, in blocks whose addresses stay put
+// (each block is reserved to its final size before it is filled).
+using DictPool = std::vector<std::vector<jinja::Dict>>;
 
 // Context JSON is read in place: strings are borrowed, objects become Dicts that look
 // keys up in the JSON (kept in a per-render pool), arrays become lists of those.
@@ -66,13 +48,12 @@ struct JsonReader {
         // The objects of an array (the messages) share one block of Dicts.
         size_t objects = 0;
         for (const auto& item : j) objects += item.is_object();
-        jinja::Dict* dicts = objects ? new_dicts(access, objects) : nullptr;
+        std::vector<jinja::Dict>* dicts = objects ? &new_dicts(access, objects) : nullptr;
         jinja::ValueList items;
         items.reserve(j.size());
         for (const auto& item : j) {
           if (item.is_object()) {
-            *dicts = jinja::Dict(&access, &item);
-            items.push_back(Value::borrowed(*dicts++));
+            items.push_back(Value::borrowed(dicts->emplace_back(&access, &item)));
           } else {
             items.push_back(convert(access, item));
           }
@@ -80,18 +61,18 @@ struct JsonReader {
         return Value(std::move(items));
       }
       case nlohmann::json::value_t::object: {
-        jinja::Dict* dict = new_dicts(access, 1);
-        *dict = jinja::Dict(&access, &j);
-        return Value::borrowed(*dict);
+        return Value::borrowed(new_dicts(access, 1).emplace_back(&access, &j));
       }
       default:
         throw Error("chat template context: unsupported JSON value (binary data)");
     }
   }
 
-  static jinja::Dict* new_dicts(const JsonAccess& access, size_t n) {
-    auto& pool = *static_cast<DictPool*>(access.pool);
-    return pool.emplace_back(std::make_unique<jinja::Dict[]>(n)).get();
+  // An empty block with room for n Dicts.
+  static std::vector<jinja::Dict>& new_dicts(const JsonAccess& access, size_t n) {
+    auto& block = static_cast<DictPool*>(access.pool)->emplace_back();
+    block.reserve(n);
+    return block;
   }
 
   static size_t size(const void* node) { return static_cast<const Json*>(node)->size(); }
@@ -101,7 +82,7 @@ struct JsonReader {
     const auto& object =
         static_cast<const Json*>(node)->template get_ref<const typename Json::object_t&>();
     for (const auto& [k, v] : object) {  // chat messages have a handful of keys
-      if (same_key(k, key)) return &v;
+      if (jinja::same_text(k, key)) return &v;
     }
     return nullptr;
   }

@@ -173,8 +173,7 @@ bool Dict::find(std::string_view key, Value& out) const {
   return false;
 }
 
-const std::string* Dict::find_string(std::string_view key) const {
-  if (access_) return access_->find_string(node_, key);
+const std::string* Dict::find_string_in_items(std::string_view key) const {
   for (const auto& [k, v] : items_) {
     if (k.is_string() && k.str() == key) {
       return v.is_string() && !v.is_markup() ? &v.str() : nullptr;

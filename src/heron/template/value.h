@@ -182,7 +182,9 @@ class Dict {
   bool find(std::string_view key, Value& out) const;
   // The value of `key` when it is a plain str (not Markup), else null: the hot
   // message['role'] read without making a Value.
-  const std::string* find_string(std::string_view key) const;
+  const std::string* find_string(std::string_view key) const {
+    return access_ ? access_->find_string(node_, key) : find_string_in_items(key);
+  }
   bool contains(const Value& key) const {
     Value ignored;
     return find(key, ignored);
@@ -195,6 +197,7 @@ class Dict {
 
  private:
   void materialize() const;
+  const std::string* find_string_in_items(std::string_view key) const;
   mutable const JsonAccess* access_ = nullptr;  // set while the items live in the JSON
   const void* node_ = nullptr;
   mutable std::vector<Item> items_;

@@ -1,0 +1,70 @@
+// Lowering: the node constructors that decide, once at parse time, how a render can read
+// an expression's str without evaluating it (Expr::read) and which prints are a chain of
+// such reads (PrintStmt::pieces). The interpreter runs these forms and falls back to full
+// evaluation of the same node whenever a read does not give a plain str.
+#include "heron/template/ast.h"
+#include "heron/template/builtins.h"
+
+namespace heron::chat::jinja {
+
+namespace {
+
+// x.attr on a dict is the item x['attr'] unless attr names a dict method (or is a
+// dunder, which the sandbox refuses).
+bool attr_is_item(const std::string& attr) {
+  static const Value kDict{Dict()};
+  bool unsafe = false;
+  return !has_method(kDict, attr, unsafe) && attr.rfind("__", 0) != 0;
+}
+
+// Appends the reads of `e`'s pieces; false when one of them has no read.
+bool add_pieces(const Expr& e, std::vector<StrRead>& pieces) {
+  if (e.kind == ExprKind::Binary && static_cast<const BinaryExpr&>(e).op == BinOp::Add) {
+    const auto& b = static_cast<const BinaryExpr&>(e);
+    return add_pieces(*b.left, pieces) && add_pieces(*b.right, pieces);
+  }
+  if (e.read.kind == StrRead::Kind::None || pieces.size() == PrintStmt::kMaxPieces) return false;
+  pieces.push_back(e.read);
+  return true;
+}
+
+}  // namespace
+
+GetAttrExpr::GetAttrExpr(Pos p, ExprPtr o, std::string a)
+    : Expr(ExprKind::GetAttr, p), obj(std::move(o)), attr(std::move(a)) {
+  if (obj->kind == ExprKind::Name && attr_is_item(attr)) {
+    read = {StrRead::Kind::Member, obj->read.slot, &attr};
+  }
+}
+
+GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
+    : Expr(ExprKind::GetItem, p), obj(std::move(o)), key(std::move(k)) {
+  if (obj->kind == ExprKind::Name && key->read.kind == StrRead::Kind::Text) {
+    read = {StrRead::Kind::Member, obj->read.slot, key->read.text};
+  }
+}
+
+// `x == 'str'`: when x reads as a plain str, the comparison is a string comparison.
+void CompareExpr::lower() {
+  if (ops.size() != 1 || ops[0].second->read.kind != StrRead::Kind::Text) return;
+  if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
+  literal = ops[0].second->read.text;
+  equal = ops[0].first == CmpOp::Eq;
+}
+
+// A `+` chain of plain strs is their concatenation and `~` of plain strs too, so both
+// lower to the list of their pieces.
+PrintStmt::PrintStmt(Pos p, ExprPtr e) : Stmt(StmtKind::Print, p), expr(std::move(e)) {
+  bool lowered;
+  if (expr->kind == ExprKind::Concat) {
+    lowered = true;
+    for (const auto& part : static_cast<const ConcatExpr&>(*expr).parts) {
+      lowered = lowered && add_pieces(*part, pieces);
+    }
+  } else {
+    lowered = add_pieces(*expr, pieces);
+  }
+  if (!lowered) pieces.clear();
+}
+
+}  // namespace heron::chat::jinja
