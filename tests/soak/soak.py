@@ -267,9 +267,11 @@ class Soak:
     # --- the run ----------------------------------------------------------------------
     def occupy_every_worker(self, connections=72):
         """Part of the warm-up: the server answers on a pool of 64 threads, each of which
-        grows its stack and malloc arena the first time it serves. Holding more keep-alive
-        connections than there are threads makes every one of them serve once, so that
-        one-time growth falls before the memory baseline instead of looking like a leak."""
+        grows its stack and glibc's cache of its freed blocks the first time it serves.
+        Holding more keep-alive connections than there are threads makes every one of them
+        serve once, so that one-time growth falls before the memory baseline instead of
+        looking like a leak. (The pool hands work to the worker idle last, so under the
+        load only a few of them go on growing with the requests they serve.)"""
         port = int(self.url.rsplit(":", 1)[1])
         socks = []
         for _ in range(connections):

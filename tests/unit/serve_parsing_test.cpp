@@ -37,6 +37,10 @@ TEST(KeepAlive, DurationsNumbersAndForever) {
   EXPECT_TRUE(parse_keep_alive(json(-1), "k").forever);
   EXPECT_TRUE(parse_keep_alive(std::string("-1m"), "k").forever);
   EXPECT_FALSE(parse_keep_alive(std::string("0"), "k").forever);
+  // Past a century it is forever too, never milliseconds that overflow the clock.
+  EXPECT_TRUE(parse_keep_alive(json(1e30), "k").forever);
+  EXPECT_TRUE(parse_keep_alive(std::string("1e300h1e300h"), "k").forever);
+  EXPECT_FALSE(parse_keep_alive(json(50.0 * 365 * 24 * 3600), "k").forever);
 }
 
 TEST(KeepAlive, RejectsGarbageNamingTheField) {
@@ -116,6 +120,18 @@ TEST(GenerationParams, BadOptionsNameTheField) {
   EXPECT_EQ(read(R"({"temperature": "hot"})"), "options.temperature must be a number, got string");
   EXPECT_NE(read(R"({"num_ctx": 1000000000000})").find("options.num_ctx must be between 1 and"),
             std::string::npos);
+  // Integral floats past int64 are out of range, not cast (undefined behaviour).
+  EXPECT_EQ(read(R"({"num_ctx": 1e30})"),
+            "options.num_ctx must be between 1 and 1048576, got 1e+30");
+  EXPECT_EQ(read(R"({"top_k": 1e20})"), "options.top_k must be between 0 and 1048576, got 1e+20");
+  EXPECT_EQ(read(R"({"num_predict": -1e300})"),
+            "options.num_predict must be between -2 and 1048576, got -1e+300");
+  EXPECT_EQ(read(R"({"seed": 9223372036854775808})"),
+            "options.seed must be between -9223372036854775808 and 9223372036854775807, got "
+            "9223372036854775808");
+  EXPECT_EQ(read(R"({"seed": 9.3e18})"),
+            "options.seed must be between -9223372036854775808 and 9223372036854775807, got "
+            "9.3e+18");
   EXPECT_NE(read(R"({"top_p": 0})").find("options.top_p"), std::string::npos);
   EXPECT_NE(read(R"({"stop": [1]})").find("options.stop"), std::string::npos);
 }

@@ -4,6 +4,7 @@
 // the safety limits. Fixtures come from tools/gen_template_refs.py.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -229,6 +230,60 @@ TEST(TemplateErrors, OutputSizeIsBounded) {
             std::string::npos);
   EXPECT_NE(error_of("{{ ['x'] * 100000000000 }}", ojson::object(), small).find("OutputLimit"),
             std::string::npos);
+}
+
+// Float-to-int conversions with Python's own errors. The messages are what jinja2 raised
+// for the same templates with float('inf') / float('nan') in the context (features.json
+// cannot carry them: JSON has neither, and jinja2 folds 1e308 * 10 into a NameError).
+TEST(TemplateErrors, FloatToIntConversionsRaiseLikePython) {
+  const ojson inf = {{"x", INFINITY}}, nan = {{"x", NAN}};
+  auto has = [](const std::string& error, const std::string& want) {
+    return error.find(want) != std::string::npos;
+  };
+  EXPECT_PRED2(has, error_of("{{ '%d' % x }}", inf),
+               "OverflowError: cannot convert float infinity to integer");
+  EXPECT_PRED2(has, error_of("{{ '%i' % x }}", nan),
+               "ValueError: cannot convert float NaN to integer");
+  EXPECT_PRED2(has, error_of("{{ x|round(1, 'floor') }}", inf),
+               "OverflowError: cannot convert float infinity to integer");
+  EXPECT_PRED2(has, error_of("{{ x|round(1, 'ceil') }}", nan),
+               "ValueError: cannot convert float NaN to integer");
+  EXPECT_PRED2(has, error_of("{{ -x|filesizeformat }}", inf),
+               "OverflowError: cannot convert float infinity to integer");
+  EXPECT_EQ(run("{{ x|round }} {{ x|round(-400) }} {{ x|round(400) }}", inf).text, "inf inf inf");
+  EXPECT_PRED2(has, error_of("{{ '%c' % 1114112 }}"),
+               "OverflowError: %c arg not in range(0x110000)");
+  EXPECT_PRED2(has, error_of("{{ '%*d' % (1e300, 5) }}"), "TypeError: * wants int");
+  EXPECT_PRED2(has, error_of("{{ '%.*d' % (4294967301, 5) }}"),
+               "OverflowError: Python int too large to convert to C int");
+  EXPECT_PRED2(has, error_of("{{ 1.5e308|round(-308) }}"),
+               "OverflowError: rounded value too large to represent");
+  EXPECT_PRED2(has, error_of("{{ 1.5|round(309, 'floor') }}"),
+               "OverflowError: int too large to convert to float");
+  EXPECT_PRED2(has, error_of("{{ 1.5|round(-324, 'floor') }}"),
+               "ZeroDivisionError: float division by zero");
+}
+
+// Where Python's unbounded ints go past int64, heron raises instead of wrapping; where
+// CPython itself negates INT64_MIN ('%*d' % (-2**63, 5) gives '5'), the width is refused.
+TEST(TemplateErrors, IntegersBeyondInt64AreErrors) {
+  EXPECT_NE(error_of("{{ 9000000000000000000|round(-19) }}").find("OverflowError"),
+            std::string::npos);  // Python: 10000000000000000000
+  EXPECT_NE(error_of("{{ (-9223372036854775807 - 1)|abs }}").find("OverflowError"),
+            std::string::npos);  // Python: 9223372036854775808
+  RenderOptions small;
+  small.max_output_bytes = 1000;
+  EXPECT_NE(error_of("{{ '%*d' % (-9223372036854775807 - 1, 5) }}", ojson::object(), small)
+                .find("OutputLimit"),
+            std::string::npos);
+  EXPECT_NE(error_of("{{ '%.999999999d' % 5 }}", ojson::object(), small).find("OutputLimit"),
+            std::string::npos);
+  EXPECT_NE(error_of("{{ 9223372036854775807|round(-1) }}").find("OverflowError"),
+            std::string::npos);  // Python: 9223372036854775810
+  EXPECT_EQ(run("{{ -9000000000000000000|round(-18) }} {{ 9223372036854775807|round(-2) }}",
+                ojson::object())
+                .text,
+            "-9000000000000000000 9223372036854775800");
 }
 
 TEST(TemplateApi, PlainJsonContextAndReuse) {

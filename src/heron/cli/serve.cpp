@@ -1,5 +1,6 @@
 // `heron serve`: the Ollama- and OpenAI-compatible HTTP server. Models run in
 // `heron runner` child processes managed by the runner pool.
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "heron/cli/commands.h"
 #include "heron/cli/host.h"
 #include "heron/http/json_fields.h"
+#include "heron/http/lifo_thread_pool.h"
 #include "heron/http/request_guard.h"
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
@@ -81,6 +83,12 @@ int run_serve(const std::vector<std::string>& argv) {
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
+  // One malloc arena for the whole server, set before its threads start. Its live heap is
+  // small (heaptrack: 0.5 MiB at peak under the 8-client soak, zlib's state for a gzip'd
+  // response the largest part), but glibc gives threads up to 8 arenas per core and each
+  // keeps the pages freed in it: 16 arenas held 2.4 MiB for it, one holds about 1 MiB. The
+  // server mostly waits on sockets and runners; one arena lock is no bottleneck.
+  mallopt(M_ARENA_MAX, 1);
   // A client that hangs up must not kill the server with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
   // SIGINT/SIGTERM stop the server cleanly (runners are stopped with the pool).
@@ -97,7 +105,7 @@ int run_serve(const std::vector<std::string>& argv) {
                            std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300))});
   server::ServerContext ctx{pool, resolver, keep_alive};
   httplib::Server http_server;
-  http_server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  http_server.new_task_queue = [] { return new http::LifoThreadPool(64); };
   http::install_request_guard(http_server, guard_config(address.host));
   http_server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty() || res.status < 400) return;

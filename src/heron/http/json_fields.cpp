@@ -84,24 +84,27 @@ std::optional<int64_t> get_int(const json& obj, const char* key, const std::stri
                                int64_t min, int64_t max) {
   const json* v = field(obj, key);
   if (!v) return std::nullopt;
+  auto out_of_range = [&](const std::string& got) {
+    return bad_request(name + " must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + ", got " + got);
+  };
   int64_t n = 0;
   if (v->is_number_integer()) {
     if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      n = INT64_MAX;
-    } else {
-      n = v->get<int64_t>();
+      throw out_of_range(std::to_string(v->get<uint64_t>()));
     }
+    n = v->get<int64_t>();
   } else if (v->is_number_float() && std::isfinite(v->get<double>()) &&
-             v->get<double>() == std::floor(v->get<double>()) &&
-             std::abs(v->get<double>()) < 9e18) {
-    n = static_cast<int64_t>(v->get<double>());  // 5.0 is an integer, as in JSON Schema
+             v->get<double>() == std::floor(v->get<double>())) {
+    // 5.0 is an integer, as in JSON Schema; 1e30 is one too, but out of range rather than
+    // cast to int64 (undefined behaviour).
+    const double x = v->get<double>();
+    if (std::abs(x) >= 0x1p63) throw out_of_range(fmt(x));
+    n = static_cast<int64_t>(x);
   } else {
     wrong_type(name, "an integer", *v);
   }
-  if (n < min || n > max) {
-    throw bad_request(name + " must be between " + std::to_string(min) + " and " +
-                      std::to_string(max) + ", got " + std::to_string(n));
-  }
+  if (n < min || n > max) throw out_of_range(std::to_string(n));
   return n;
 }
 

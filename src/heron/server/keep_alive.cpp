@@ -9,8 +9,12 @@ namespace heron::server {
 
 namespace {
 
+// A century: any longer keep_alive means forever (as a negative one does), which also keeps
+// the milliseconds clear of overflow, here and where they are added to the nanosecond clock.
+constexpr double kForeverSeconds = 100.0 * 365 * 24 * 3600;
+
 KeepAlive from_seconds(double s) {
-  if (s < 0) return {true, {}};
+  if (s < 0 || s >= kForeverSeconds) return {true, {}};
   return {false, std::chrono::milliseconds(static_cast<int64_t>(std::llround(s * 1000)))};
 }
 

@@ -120,24 +120,83 @@ Value f_float(Interpreter&, const Value& v, CallArgs& a) {
 Value f_abs(Interpreter&, const Value& v, CallArgs& a) {
   ArgReader("abs", a, {});
   if (v.is_float()) return Value(std::fabs(v.as_float()));
-  if (v.is_int() || v.is_bool()) return Value(v.as_int() < 0 ? -v.as_int() : v.as_int());
+  if (v.is_int() || v.is_bool()) return v.as_int() < 0 ? negate(v) : Value(v.as_int());
   if (v.is_undefined()) undefined_error(v);
   type_error("bad operand type for abs(): '" + std::string(v.type_name()) + "'");
 }
 
-// Python round(x, n): correctly rounded, ties to even.
-static double py_round(double x, int64_t n) {
-  if (!std::isfinite(x)) return x;
-  if (n > 300) return x;
-  if (n >= 0) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n), x);
-    return std::strtod(buf, nullptr);
+// Python's float.__round__(n) for 0 <= n: glibc prints the exact binary value rounded
+// half to even, which is the correctly rounded result Python computes.
+static double round_decimals(double x, int64_t n) {
+  const int digits = static_cast<int>(n);
+  std::string text(static_cast<size_t>(std::snprintf(nullptr, 0, "%.*f", digits, x)) + 1, '\0');
+  std::snprintf(text.data(), text.size(), "%.*f", digits, x);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// Python's float.__round__(n) for n < 0, to a multiple of 10^k (k = -n): correctly rounded
+// on the exact value, ties to even, decided on the exact digits of its integer part.
+static double round_tens(double x, size_t k) {
+  const double whole = std::trunc(x);
+  std::string digits = py::integral_digits(whole);
+  if (digits.size() <= k) digits.insert(0, k + 1 - digits.size(), '0');
+  std::string head = digits.substr(0, digits.size() - k);
+  const int tail = digits.compare(head.size(), k, cat("5", std::string(k - 1, '0')));
+  // Above half, or exactly half with a fraction beyond it, or a tie with an odd head.
+  const bool up = tail > 0 || (tail == 0 && (x != whole || (head.back() - '0') % 2 == 1));
+  for (size_t i = head.size(); up && i-- > 0;) {
+    if (head[i] != '9') {
+      ++head[i];
+      break;
+    }
+    head[i] = '0';
+    if (i == 0) head.insert(head.begin(), '1');
   }
-  const double p = std::pow(10.0, static_cast<double>(-n));
-  double y = x / p;
-  double r = std::nearbyint(y);
-  return r * p;
+  return std::copysign(std::strtod(cat(head, "e", std::to_string(k)).c_str(), nullptr), x);
+}
+
+// Python round(x, n) of a float: CPython returns inf and nan as they are, x beyond 323
+// digits and a signed zero below -308; a result past the largest double is an OverflowError.
+static double py_round(double x, int64_t n) {
+  if (!std::isfinite(x) || n > 323) return x;
+  if (n < -308) return 0.0 * x;
+  const double r = n >= 0 ? round_decimals(x, n) : round_tens(x, static_cast<size_t>(-n));
+  if (std::isinf(r)) fail("OverflowError", "rounded value too large to represent");
+  return r;
+}
+
+// Python round(i, n) of an int: exact, ties to even. The result may leave int64 (Python's
+// ints are unbounded), which heron reports as an OverflowError.
+static Value py_round_int(int64_t v, int64_t n) {
+  if (n >= 0) return Value(v);
+  if (n < -19) return Value(int64_t{0});  // |v| < 2^63 < 10^20 / 2
+  uint64_t p = 1;
+  for (int64_t k = 0; k < -n; ++k) p *= 10;  // at most 10^19 < 2^64
+  const uint64_t m = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  uint64_t q = m / p;
+  const uint64_t rest = m % p;
+  if (rest > p - rest || (rest == p - rest && q % 2 == 1)) ++q;
+  uint64_t rounded = 0;
+  const uint64_t limit = v < 0 ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  if (__builtin_mul_overflow(q, p, &rounded) || rounded > limit) {
+    fail("OverflowError", "integer result too large for this template engine");
+  }
+  return Value(v < 0 ? static_cast<int64_t>(0 - rounded) : static_cast<int64_t>(rounded));
+}
+
+// jinja2's ceil/floor methods: math.ceil/floor(value * 10**precision) / 10**precision,
+// with the errors Python raises on the way.
+static Value round_toward(const Value& v, int64_t precision, bool up) {
+  // An int times the exact int 10**precision and back: the int itself, as a float.
+  if (!v.is_float() && precision >= 0) return Value(static_cast<double>(v.as_int()));
+  // 10**precision becomes a float, correctly rounded (strtod), or pow() when negative.
+  if (precision > 308) fail("OverflowError", "int too large to convert to float");
+  const double scale = precision >= 0
+                           ? std::strtod(cat("1e", std::to_string(precision)).c_str(), nullptr)
+                           : std::pow(10.0, static_cast<double>(precision));
+  const double x = require_int_convertible(v.as_float() * scale);
+  if (scale == 0) fail("ZeroDivisionError", "float division by zero");
+  return Value((up ? std::ceil(x) : std::floor(x)) / scale);
 }
 
 Value f_round(Interpreter&, const Value& v, CallArgs& a) {
@@ -151,18 +210,9 @@ Value f_round(Interpreter&, const Value& v, CallArgs& a) {
     if (v.is_undefined()) undefined_error(v);
     type_error("type " + std::string(v.type_name()) + " doesn't define __round__ method");
   }
-  if (method == "common") {
-    if (!v.is_float()) {
-      if (precision >= 0) return Value(v.as_int());
-      const double p = std::pow(10.0, static_cast<double>(-precision));
-      return Value(
-          static_cast<int64_t>(py_round(static_cast<double>(v.as_int()), precision) / p * p));
-    }
-    return Value(py_round(v.as_float(), precision));
-  }
-  const double scale = std::pow(10.0, static_cast<double>(precision));
-  const double x = v.as_float() * scale;
-  return Value((method == "ceil" ? std::ceil(x) : std::floor(x)) / scale);
+  if (method != "common") return round_toward(v, precision, method == "ceil");
+  if (!v.is_float()) return py_round_int(v.as_int(), precision);
+  return Value(py_round(v.as_float(), precision));
 }
 
 }  // namespace heron::chat::jinja::filters

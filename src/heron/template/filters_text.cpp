@@ -1,7 +1,6 @@
 // String filters: case, trim, replace, indent, truncate, format, striptags, urlencode, ...
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "heron/template/builtins.h"
 #include "heron/template/failure.h"
@@ -262,14 +261,17 @@ Value f_filesizeformat(Interpreter&, const Value& v, CallArgs& a) {
   static const char* dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
   static const char* bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
   if (bytes == 1) return Value(std::string("1 Byte"));
-  if (bytes < base) return Value(std::to_string(static_cast<int64_t>(bytes)) + " Bytes");
+  if (bytes < base) {  // f"{int(bytes)} Bytes", however negative
+    const double whole = std::trunc(require_int_convertible(bytes));
+    return Value(cat(whole < 0 ? "-" : "", py::integral_digits(whole), " Bytes"));
+  }
   double unit = base;
   for (int i = 0; i < 8; ++i) {
     unit = std::pow(base, i + 2);
     if (bytes < unit || i == 7) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
-      return Value(std::string(buf));
+      // f"{x:.1f} {prefix}": Python's float format ("nan", never printf's "-nan").
+      return Value(
+          cat(format_spec(Value(base * bytes / unit), ".1f"), " ", binary ? bin[i] : dec[i]));
     }
   }
   return Value(std::string());

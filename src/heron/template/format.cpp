@@ -1,6 +1,7 @@
 #include "heron/template/format.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 
@@ -67,6 +68,13 @@ std::string int_digits(int64_t v, char type) {
   return out;
 }
 
+// A precision on an integer conversion: at least that many digits, zero-padded.
+void pad_digits(std::string& digits, int precision) {
+  if (precision <= 0 || digits.size() >= static_cast<size_t>(precision)) return;
+  check_build(static_cast<size_t>(precision));
+  digits.insert(0, static_cast<size_t>(precision) - digits.size(), '0');
+}
+
 std::string group_digits(const std::string& digits, char sep, size_t every) {
   std::string out;
   const size_t n = digits.size();
@@ -97,17 +105,34 @@ double number_as_float(const Value& v, char conv) {
              (conv ? "" : ""));
 }
 
-int64_t number_as_int(const Value& v, char conv) {
+// An argument Python requires to be an int (or bool); anything else raises `message`.
+int64_t int_arg(const Value& v, const std::string& message) {
   if (v.is_int() || v.is_bool()) return v.as_int();
+  if (v.is_undefined()) undefined_error(v);
+  type_error(message);
+}
+
+// The digits of int(v) for %d %i %u, and its sign. Python's int is unbounded, so a float
+// beyond int64 keeps all its digits rather than being cast (undefined behaviour).
+std::string decimal_arg(const Value& v, char conv, bool& negative) {
+  if (v.is_int() || v.is_bool()) {
+    negative = v.as_int() < 0;
+    return int_digits(v.as_int(), 'd');
+  }
   if (v.is_float()) {
-    if (conv == 'x' || conv == 'X' || conv == 'o') {
-      type_error(std::string("%") + conv + " format: an integer is required, not float");
-    }
-    return static_cast<int64_t>(std::trunc(v.as_float()));
+    const double t = std::trunc(require_int_convertible(v.as_float()));
+    negative = t < 0;
+    return py::integral_digits(t);
   }
   if (v.is_undefined()) undefined_error(v);
   type_error(std::string("%") + conv + " format: a real number is required, not " +
              std::string(v.type_name()));
+}
+
+// %c and {:c}: a code point, which Python checks against the Unicode range.
+void append_code_point(std::string& out, int64_t v) {
+  if (v < 0 || v >= 0x110000) fail("OverflowError", "%c arg not in range(0x110000)");
+  py::append_utf8(out, static_cast<char32_t>(v));
 }
 
 }  // namespace
@@ -170,8 +195,10 @@ std::string printf_format(const std::string& fmt, const Value& args) {
     }
     long width = -1;
     if (i < fmt.size() && fmt[i] == '*') {
-      width = static_cast<long>(number_as_int(next_arg(), '*'));
-      if (width < 0) left = true, width = -width;
+      const int64_t w = int_arg(next_arg(), "* wants int");
+      if (w < 0) left = true;
+      // -INT64_MIN overflows; any width that large fails check_build below anyway.
+      width = w == INT64_MIN ? INT64_MAX : static_cast<long>(w < 0 ? -w : w);
       ++i;
     } else {
       for (; i < fmt.size() && is_digit(fmt[i]); ++i) width = accumulate_digit(width, fmt[i]);
@@ -181,7 +208,10 @@ std::string printf_format(const std::string& fmt, const Value& args) {
       ++i;
       precision = 0;
       if (i < fmt.size() && fmt[i] == '*') {
-        precision = static_cast<int>(number_as_int(next_arg(), '*'));
+        const int64_t p = int_arg(next_arg(), "* wants int");
+        if (p > INT_MAX || p < INT_MIN)
+          fail("OverflowError", "Python int too large to convert to C int");
+        precision = p < 0 ? -1 : static_cast<int>(p);  // Python ignores a negative precision
         ++i;
       } else {
         for (; i < fmt.size() && is_digit(fmt[i]); ++i)
@@ -214,19 +244,24 @@ std::string printf_format(const std::string& fmt, const Value& args) {
       }
       case 'd':
       case 'i':
-      case 'u':
+      case 'u': {
+        numeric = true;
+        bool negative = false;
+        body = decimal_arg(*arg, conv, negative);
+        pad_digits(body, precision);
+        sign = negative ? "-" : plus ? "+" : space ? " " : "";
+        break;
+      }
       case 'x':
       case 'X':
       case 'o': {
         numeric = true;
-        int64_t v = number_as_int(*arg, conv);
-        body = int_digits(v, conv == 'u' || conv == 'i' ? 'd' : conv);
-        if (precision > 0 && body.size() < static_cast<size_t>(precision)) {
-          body.insert(0, static_cast<size_t>(precision) - body.size(), '0');
-        }
-        if (alt && (conv == 'x' || conv == 'X' || conv == 'o')) {
-          body.insert(0, conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X");
-        }
+        const int64_t v =
+            int_arg(*arg, std::string("%") + conv + " format: an integer is required, not " +
+                              std::string(arg->type_name()));
+        body = int_digits(v, conv);
+        pad_digits(body, precision);
+        if (alt) body.insert(0, conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X");
         sign = v < 0 ? "-" : plus ? "+" : space ? " " : "";
         break;
       }
@@ -247,7 +282,7 @@ std::string printf_format(const std::string& fmt, const Value& args) {
           if (py::length(arg->str()) != 1) type_error("%c requires int or char");
           body = arg->str();
         } else {
-          py::append_utf8(body, static_cast<char32_t>(number_as_int(*arg, 'c')));
+          append_code_point(body, int_arg(*arg, "%c requires int or char"));
         }
         break;
       }
@@ -333,7 +368,7 @@ std::string format_spec(const Value& value, std::string_view spec) {
     const int64_t v = value.as_int();
     negative = v < 0;
     if (type == 'c') {
-      py::append_utf8(body, static_cast<char32_t>(v));
+      append_code_point(body, v);
     } else {
       body = int_digits(v, type == 0 || type == 'n' ? 'd' : type);
       if (grouping) body = group_digits(body, grouping, type == 0 || type == 'd' ? 3 : 4);

@@ -421,6 +421,12 @@ Value binary(BinOp op, const Value& a, const Value& b) {
   unsupported(op_symbol(op), a, b);
 }
 
+double require_int_convertible(double d) {
+  if (std::isinf(d)) fail("OverflowError", "cannot convert float infinity to integer");
+  if (std::isnan(d)) fail("ValueError", "cannot convert float NaN to integer");
+  return d;
+}
+
 Value negate(const Value& v) {
   if (v.is_undefined()) undefined_error(v);
   if (v.is_float()) return Value(-v.as_float());

@@ -11,6 +11,10 @@ namespace heron::chat::jinja {
 // Raises the UndefinedError (or SecurityError) an undefined value carries.
 [[noreturn]] void undefined_error(const Value& v);
 
+// d, when Python's int(), math.floor or math.ceil accept it: infinity raises
+// OverflowError and NaN ValueError, with Python's messages.
+double require_int_convertible(double d);
+
 void append_str(std::string& out, const Value& v);  // out += str(v)
 // markupsafe.escape of a str: & < > " ' as HTML entities.
 void append_html_escaped(std::string& out, std::string_view s);

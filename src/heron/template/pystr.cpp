@@ -4,6 +4,7 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -134,6 +135,12 @@ std::string repr(std::string_view s) {
   }
   out.push_back(quote);
   return out;
+}
+
+std::string integral_digits(double d) {
+  char buf[400];  // DBL_MAX has 309 digits
+  const int n = std::snprintf(buf, sizeof buf, "%.0f", std::fabs(d));
+  return std::string(buf, static_cast<size_t>(std::max(n, 0)));
 }
 
 std::string float_repr(double d) {

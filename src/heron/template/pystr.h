@@ -23,6 +23,9 @@ bool isprintable(char32_t c);
 std::string repr(std::string_view s);
 // repr(float) / str(float): shortest round-trip digits, CPython's fixed/exponent switch.
 std::string float_repr(double d);
+// str(int(d)) without the sign, for a finite integral d of any magnitude (Python's ints
+// are unbounded; "%.0f" of an integral double is exact).
+std::string integral_digits(double d);
 
 std::string upper(std::string_view s);
 std::string lower(std::string_view s);
