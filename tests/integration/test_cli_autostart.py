@@ -16,9 +16,12 @@ def serve_pids(heron_bin, host):
         try:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
             environ = (proc / "environ").read_bytes().split(b"\0")
+            exe = (proc / "exe").resolve()
         except OSError:
             continue
-        if argv[:2] == [str(heron_bin).encode(), b"serve"] and f"HERON_HOST={host}".encode() in environ:
+        # By executable, not argv[0]: HERON_BIN may be relative, the auto-started serve not.
+        if (exe == Path(heron_bin).resolve() and argv[1:2] == [b"serve"]
+                and f"HERON_HOST={host}".encode() in environ):
             pids.append(int(proc.name))
     return pids
 
