@@ -133,6 +133,15 @@ def mlx_lm_greedy(model_dir, prompt, n):
     return tok.decode(out), logprobs
 
 
+def assert_answers_like_mlx_lm(client, model, ref_dir, prompt, n):
+    """heron's raw greedy answer equals mlx-lm's on ref_dir, and its logprobs agree."""
+    text, ref_logprobs = mlx_lm_greedy(ref_dir, prompt, n)
+    got = client.generate(model=model, prompt=prompt, raw=True, logprobs=True,
+                          options={"temperature": 0, "repeat_penalty": 1, "num_predict": n})
+    assert got.response == text
+    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+
+
 @pytest.fixture
 def store_serve(heron_bin, store, tmp_path):
     """A `heron serve` on the test's own store."""
@@ -165,12 +174,8 @@ def store_serve(heron_bin, store, tmp_path):
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
     r = create("served", f"FROM {MODELS / model}\n", "--quantize", quant)
     assert r.returncode == 0, r.stderr
-    prompt = "the quick brown fox"
-    text, ref_logprobs = mlx_lm_greedy(as_hf_dir(store, "served", tmp_path / "hf"), prompt, 12)
-    got = store_serve.generate(model="served", prompt=prompt, raw=True, logprobs=True,
-                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
-    assert got.response == text
-    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+    ref_dir = as_hf_dir(store, "served", tmp_path / "hf")
+    assert_answers_like_mlx_lm(store_serve, "served", ref_dir, "the quick brown fox", 12)
 
 
 def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):
@@ -264,12 +269,7 @@ def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tm
 
     ref_dir = as_mlx_lm_dir(stored, described["quantization"], MODELS / "tiny-llama",
                             tmp_path / "mlx-lm")
-    prompt = "the quick brown fox"
-    text, ref_logprobs = mlx_lm_greedy(ref_dir, prompt, 12)
-    got = store_serve.generate(model="fromgguf", prompt=prompt, raw=True, logprobs=True,
-                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 12})
-    assert got.response == text
-    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+    assert_answers_like_mlx_lm(store_serve, "fromgguf", ref_dir, "the quick brown fox", 12)
     info = store_serve.show("fromgguf")
     assert info.details.quantization_level == quant and info.details.family == "llama"
 
@@ -521,12 +521,7 @@ def test_mlx_lm_quantized_source_is_copied_not_requantized(create, store, store_
     # mlx-lm keeps the template in chat_template.jinja; the store has it in tokenizer_config.
     tc = json.loads(layer(store, "conv", "tokenizer_config.json").read_text())
     assert tc["chat_template"] == (src / "chat_template.jinja").read_text()
-    prompt = "over the lazy dog"
-    text, ref_logprobs = mlx_lm_greedy(src, prompt, 10)
-    got = store_serve.generate(model="conv", prompt=prompt, raw=True, logprobs=True,
-                               options={"temperature": 0, "repeat_penalty": 1, "num_predict": 10})
-    assert got.response == text
-    assert [lp.logprob for lp in got.logprobs] == pytest.approx(ref_logprobs, abs=2e-3)
+    assert_answers_like_mlx_lm(store_serve, "conv", src, "over the lazy dog", 10)
 
 
 def test_client_leaving_cancels_a_create(store_serve, store, default_model):
