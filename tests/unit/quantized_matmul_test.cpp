@@ -141,13 +141,15 @@ INSTANTIATE_TEST_SUITE_P(Cpu, QuantizedMatmul, ::testing::Values(Isa::Avx2, Isa:
                            return std::string(p.param == Isa::Avx2 ? "Avx2" : "Scalar");
                          });
 
+// On the CPU, where the fast path takes only float32 (GPU builds send 16-bit decode
+// products to kernels/cuda, tested in cuda_kernels_test.cpp).
 TEST(QuantizedMatmulFallback, LeavesOtherDtypesToMlx) {
   const auto q = quantize(64, 128, 32, 4, 20);
   auto x = mx::astype(random_x({2, 128}, 21), mx::float16);
-  auto ref = mx::quantized_matmul(x, q.w, mx::astype(q.scales, mx::float16),
-                                  mx::astype(q.biases, mx::float16), true, 32, 4);
-  auto ours = heron::kernels::quantized_matmul(x, q.w, mx::astype(q.scales, mx::float16),
-                                               mx::astype(q.biases, mx::float16), 32, 4);
+  auto scales = mx::astype(q.scales, mx::float16);
+  auto biases = mx::astype(q.biases, mx::float16);
+  auto ref = mx::quantized_matmul(x, q.w, scales, biases, true, 32, 4, "affine", mx::Device::cpu);
+  auto ours = heron::kernels::quantized_matmul(x, q.w, scales, biases, 32, 4, mx::Device::cpu);
   EXPECT_EQ(ours.dtype(), mx::float16);
   EXPECT_TRUE(mx::array_equal(ours, ref).item<bool>());
 }

@@ -4,6 +4,7 @@
 
 #include <mlx/ops.h>
 
+#include "heron/kernels/cuda/qmv.h"
 #include "heron/kernels/qmm_primitive.h"
 
 namespace heron::kernels {
@@ -37,6 +38,9 @@ mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::arr
                            const mx::array& biases, int group_size, int bits,
                            mx::StreamOrDevice s) {
   const auto stream = mx::to_stream(s);
+  if (cuda::qmv_supported(x, w, scales, biases, group_size, bits, stream)) {
+    return cuda::qmv(x, w, scales, biases, group_size, bits, stream);
+  }
   if (!fast_path(x, w, scales, biases, group_size, bits, stream)) {
     return mx::quantized_matmul(x, w, scales, biases, true, group_size, bits, "affine", s);
   }

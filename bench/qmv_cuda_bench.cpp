@@ -1,0 +1,93 @@
+// GPU decode kernels on Llama-3.1-8B's shapes (one row of x): weight bytes read per
+// second by heron's CUDA quantized matrix-vector product (at 1, 2, 4 and 8 rows per
+// warp) against mx::quantized_matmul, and the bf16 product of the same shape; then
+// the fused residual add + RMS norm against mx::add + mx::fast::rms_norm. Small
+// layers cycle through copies of their weights, so that the 50 MB L2 cache does not
+// serve them.
+// Usage: qmv_cuda_bench [BITS]   (4 or 8; group size 64)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <mlx/fast.h>
+#include <mlx/mlx.h>
+
+#include "heron/kernels/cuda/add_rms_norm.h"
+#include "heron/kernels/cuda/qmv.h"
+#include "timing.h"
+
+namespace mx = mlx::core;
+
+using heron::bench::time_per_call;
+
+int main(int argc, char** argv) {
+  if (!mx::is_available(mx::Device::gpu)) {
+    std::fprintf(stderr, "qmv_cuda_bench: this MLX build has no GPU\n");
+    return 1;
+  }
+  const int bits = argc > 1 ? std::atoi(argv[1]) : 4;
+  const int group = 64;
+  const auto s = mx::default_stream(mx::Device::gpu);
+  struct Shape {
+    const char* name;
+    int N, K;
+  };
+  const Shape shapes[] = {{"qkv", 6144, 4096},
+                          {"o", 4096, 4096},
+                          {"gate_up", 28672, 4096},
+                          {"down", 4096, 14336},
+                          {"lm_head", 128256, 4096}};
+  std::printf("weight GB/s, %d-bit, group %d, bf16 activations, one row\n", bits, group);
+  std::printf("%-8s %14s %8s %8s %8s %8s %8s %10s\n", "layer", "N x K", "mlx", "R=1", "R=2", "R=4",
+              "R=8", "bf16 mm");
+  for (const auto& sh : shapes) {
+    auto x = mx::random::normal({1, 1, sh.K}, mx::bfloat16, 0.0f, 1.0f, mx::random::key(2), s);
+    const double wbytes = 2.0 * sh.N * sh.K;
+    const int copies = std::clamp(static_cast<int>(256e6 / wbytes), 1, 16);
+    std::vector<mx::array> ws;
+    std::vector<std::vector<mx::array>> qs;
+    for (int c = 0; c < copies; ++c) {
+      ws.push_back(
+          mx::random::normal({sh.N, sh.K}, mx::bfloat16, 0.0f, 0.05f, mx::random::key(c), s));
+      qs.push_back(mx::quantize(ws.back(), group, bits, "affine", std::nullopt, s));
+      mx::eval(qs.back());
+    }
+    mx::eval(ws);
+    mx::eval(x);
+    const auto& q0 = qs[0];
+    const double qbytes = double(q0[0].nbytes() + q0[1].nbytes() + q0[2].nbytes());
+    int next = 0;
+    // Bytes per second of f(copy), the copies taken in turn.
+    auto gbs = [&](double bytes, const std::function<mx::array(int)>& f) {
+      return bytes / time_per_call([&] { return f(next++ % copies); }, 16) * 1e-9;
+    };
+    const double mlx = gbs(qbytes, [&](int c) {
+      const auto& q = qs[c];
+      return mx::quantized_matmul(x, q[0], q[1], q[2], true, group, bits, "affine", s);
+    });
+    std::printf("%-8s %7d x %5d %8.0f", sh.name, sh.N, sh.K, mlx);
+    for (int r : {1, 2, 4, 8}) {
+      std::printf(" %8.0f", gbs(qbytes, [&](int c) {
+                    const auto& q = qs[c];
+                    return heron::kernels::cuda::qmv(x, q[0], q[1], q[2], group, bits, s, r);
+                  }));
+    }
+    std::printf(" %10.0f\n",
+                gbs(wbytes, [&](int c) { return mx::matmul(x, mx::transpose(ws[c], s), s); }));
+    std::fflush(stdout);
+  }
+  const int D = 4096;
+  auto h = mx::random::normal({1, 1, D}, mx::bfloat16, 0.0f, 1.0f, mx::random::key(3), s);
+  auto d = mx::random::normal({1, 1, D}, mx::bfloat16, 0.0f, 1.0f, mx::random::key(4), s);
+  auto g = mx::ones({D}, mx::bfloat16, s);
+  mx::eval(h, d, g);
+  const double fused = time_per_call(
+      [&] { return heron::kernels::cuda::add_rms_norm(h, d, g, 1e-5f, s).second; }, 16);
+  const double apart =
+      time_per_call([&] { return mx::fast::rms_norm(mx::add(h, d, s), g, 1e-5f, s); }, 16);
+  std::printf("add + rms_norm, one row of %d: fused %.2f us, MLX add then rms_norm %.2f us\n", D,
+              fused * 1e6, apart * 1e6);
+  return 0;
+}

@@ -1,0 +1,150 @@
+#include "heron/kernels/cuda/qmv.h"
+
+#include <mlx/fast.h>
+#include <mlx/ops.h>
+
+namespace heron::kernels::cuda {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// One warp computes R outputs for every row of x. Each lane reads 16 bytes of a
+// weight row at a time (32 4-bit or 16 8-bit values, all in one quantization group),
+// so a warp reads 512 contiguous bytes per row and step; the x values it needs are
+// read once and used for all R rows.
+// Turning q into a float costs no conversion instruction: q shifted under the
+// exponent of 1.0 is f = 1 + q / 2^BITS (a shift, a mask and an or), so
+// sum(q*x) = 2^BITS * (sum(f*x) - sum(x)), and with w = s*q + b per group
+// sum(w*x) = s' * sum(f*x) + (b - s') * sum(x), s' = s * 2^BITS, in float. The
+// subtraction loses at most a bit or two of float's 24: f is between 1 and 2.
+constexpr const char* kSource = R"(
+  constexpr int kVals = 128 / BITS;
+  constexpr int kPerWord = 32 / BITS;
+  constexpr unsigned kMask = (1u << BITS) - 1u;
+  const int rows = x_shape[0];
+  const int K = x_shape[1];
+  const int N = w_shape[0];
+  const int chunks = K / kVals;
+  const int groups = K / GROUP;
+  const int lane = threadIdx.x % 32;
+  const int n0 = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * R;
+  if (n0 >= N) return;
+  const uint4* wq = reinterpret_cast<const uint4*>(w);
+  float acc[MAX_ROWS][R];
+#pragma unroll
+  for (int m = 0; m < MAX_ROWS; ++m) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
+  }
+#pragma unroll 2
+  for (int c = lane; c < chunks; c += 32) {
+    uint4 q[R];
+    float s[R], b[R];
+    const int g = c * kVals / GROUP;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const size_t n = min(n0 + r, N - 1);
+      q[r] = wq[n * chunks + c];
+      s[r] = static_cast<float>(scales[n * groups + g]) * (1 << BITS);
+      b[r] = static_cast<float>(biases[n * groups + g]) - s[r];
+    }
+#pragma unroll
+    for (int m = 0; m < MAX_ROWS; ++m) {
+      if (m >= rows) break;
+      const uint4* xv = reinterpret_cast<const uint4*>(x + size_t(m) * K + size_t(c) * kVals);
+      float xs[kVals];
+      float xsum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kVals / 8; ++i) {
+        const uint4 u = xv[i];
+        const T* p = reinterpret_cast<const T*>(&u);
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          xs[i * 8 + j] = static_cast<float>(p[j]);
+          xsum += xs[i * 8 + j];
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const uint32_t words[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
+        float fx = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+          for (int j = 0; j < kPerWord; ++j) {
+            constexpr int kTop = 23 - BITS;  // where q's bits go: the mantissa's top
+            const int shift = kTop - BITS * j;
+            const uint32_t bits = shift >= 0 ? words[i] << shift : words[i] >> -shift;
+            fx += __uint_as_float(0x3f800000u | (bits & (kMask << kTop))) * xs[i * kPerWord + j];
+          }
+        }
+        acc[m][r] += s[r] * fx + b[r] * xsum;
+      }
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < MAX_ROWS; ++m) {
+    if (m >= rows) break;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float v = acc[m][r];
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+      if (lane == 0 && n0 + r < N) out[size_t(m) * N + n0 + r] = static_cast<T>(v);
+    }
+  }
+)";
+
+constexpr int kThreads = 256;
+
+const mx::fast::CustomKernelFunction& kernel() {
+  static const auto k =
+      mx::fast::cuda_kernel("heron_qmv", {"x", "w", "scales", "biases"}, {"out"}, kSource);
+  return k;
+}
+
+}  // namespace
+
+bool qmv_supported(const mx::array& x, const mx::array& w, const mx::array& scales,
+                   const mx::array& biases, int group_size, int bits, const mx::Stream& s) {
+  if (s.device != mx::Device::gpu) return false;
+  if (x.dtype() != mx::bfloat16 && x.dtype() != mx::float16) return false;
+  if (scales.dtype() != x.dtype() || biases.dtype() != x.dtype() || w.dtype() != mx::uint32) {
+    return false;
+  }
+  if (bits != 4 && bits != 8) return false;
+  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
+  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
+    return false;
+  }
+  const int64_t K = int64_t{w.shape(1)} * 32 / bits;
+  if (K <= 0 || x.shape(-1) != K || K % group_size != 0 || scales.shape(0) != w.shape(0) ||
+      scales.shape(1) != K / group_size) {
+    return false;
+  }
+  const auto rows = static_cast<int64_t>(x.size()) / K;
+  return rows >= 1 && rows <= kQmvMaxRows;
+}
+
+mx::array qmv(const mx::array& x, const mx::array& w, const mx::array& scales,
+              const mx::array& biases, int group_size, int bits, const mx::Stream& s,
+              int rows_per_warp) {
+  const int K = x.shape(-1);
+  const int N = w.shape(0);
+  const int rows = static_cast<int>(x.size() / K);
+  const int warps = (N + rows_per_warp - 1) / rows_per_warp;
+  auto out = kernel()({mx::reshape(x, {rows, K}, s), w, scales, biases}, {{rows, N}}, {x.dtype()},
+                      {warps * 32, 1, 1}, {kThreads, 1, 1},
+                      {{"T", x.dtype()},
+                       {"BITS", bits},
+                       {"GROUP", group_size},
+                       {"R", rows_per_warp},
+                       {"MAX_ROWS", kQmvMaxRows}},
+                      std::nullopt, false, s)[0];
+  auto shape = x.shape();
+  shape.back() = N;
+  return mx::reshape(out, std::move(shape), s);
+}
+
+}  // namespace heron::kernels::cuda
