@@ -38,7 +38,8 @@ mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::arr
                            const mx::array& biases, int group_size, int bits,
                            mx::StreamOrDevice s) {
   const auto stream = mx::to_stream(s);
-  if (cuda::qmv_supported(x, w, scales, biases, group_size, bits, stream)) {
+  if (cuda::qmv_supported(x, w, scales, biases, group_size, bits, stream) &&
+      cuda::qmv_preferred(w, bits)) {
     return cuda::qmv(x, w, scales, biases, group_size, bits, stream);
   }
   if (!fast_path(x, w, scales, biases, group_size, bits, stream)) {

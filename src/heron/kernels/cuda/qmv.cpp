@@ -22,6 +22,7 @@ constexpr const char* kSource = R"(
   constexpr int kVals = 128 / BITS;
   constexpr int kPerWord = 32 / BITS;
   constexpr unsigned kMask = (1u << BITS) - 1u;
+  constexpr int kTop = 23 - BITS;  // where q's bits go: the mantissa's top
   const int rows = x_shape[0];
   const int K = x_shape[1];
   const int N = w_shape[0];
@@ -31,12 +32,7 @@ constexpr const char* kSource = R"(
   const int n0 = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * R;
   if (n0 >= N) return;
   const uint4* wq = reinterpret_cast<const uint4*>(w);
-  float acc[MAX_ROWS][R];
-#pragma unroll
-  for (int m = 0; m < MAX_ROWS; ++m) {
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
-  }
+  float acc[ROWS][R] = {};
 #pragma unroll 2
   for (int c = lane; c < chunks; c += 32) {
     uint4 q[R];
@@ -50,21 +46,13 @@ constexpr const char* kSource = R"(
       b[r] = static_cast<float>(biases[n * groups + g]) - s[r];
     }
 #pragma unroll
-    for (int m = 0; m < MAX_ROWS; ++m) {
+    for (int m = 0; m < ROWS; ++m) {
       if (m >= rows) break;
-      const uint4* xv = reinterpret_cast<const uint4*>(x + size_t(m) * K + size_t(c) * kVals);
       float xs[kVals];
+      load_floats<T, kVals>(x + size_t(m) * K + size_t(c) * kVals, xs);
       float xsum = 0.0f;
 #pragma unroll
-      for (int i = 0; i < kVals / 8; ++i) {
-        const uint4 u = xv[i];
-        const T* p = reinterpret_cast<const T*>(&u);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          xs[i * 8 + j] = static_cast<float>(p[j]);
-          xsum += xs[i * 8 + j];
-        }
-      }
+      for (int i = 0; i < kVals; ++i) xsum += xs[i];
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const uint32_t words[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
@@ -73,7 +61,6 @@ constexpr const char* kSource = R"(
         for (int i = 0; i < 4; ++i) {
 #pragma unroll
           for (int j = 0; j < kPerWord; ++j) {
-            constexpr int kTop = 23 - BITS;  // where q's bits go: the mantissa's top
             const int shift = kTop - BITS * j;
             const uint32_t bits = shift >= 0 ? words[i] << shift : words[i] >> -shift;
             fx += __uint_as_float(0x3f800000u | (bits & (kMask << kTop))) * xs[i * kPerWord + j];
@@ -83,24 +70,14 @@ constexpr const char* kSource = R"(
       }
     }
   }
-#pragma unroll
-  for (int m = 0; m < MAX_ROWS; ++m) {
-    if (m >= rows) break;
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float v = acc[m][r];
-#pragma unroll
-      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-      if (lane == 0 && n0 + r < N) out[size_t(m) * N + n0 + r] = static_cast<T>(v);
-    }
-  }
+  store_warp_sums<T, ROWS, R>(acc, out, rows, N, n0);
 )";
 
 constexpr int kThreads = 256;
 
 const mx::fast::CustomKernelFunction& kernel() {
-  static const auto k =
-      mx::fast::cuda_kernel("heron_qmv", {"x", "w", "scales", "biases"}, {"out"}, kSource);
+  static const auto k = mx::fast::cuda_kernel("heron_qmv", {"x", "w", "scales", "biases"}, {"out"},
+                                              kSource, kWarpRowsHelpers);
   return k;
 }
 
@@ -124,7 +101,12 @@ bool qmv_supported(const mx::array& x, const mx::array& w, const mx::array& scal
     return false;
   }
   const auto rows = static_cast<int64_t>(x.size()) / K;
-  return rows >= 1 && rows <= kQmvMaxRows;
+  return rows >= 1 && rows <= kMaxRows;
+}
+
+bool qmv_preferred(const mx::array& w, int bits) {
+  const int64_t values = int64_t{w.shape(0)} * w.shape(1) * (32 / bits);
+  return values >= (int64_t{32} << 20);
 }
 
 mx::array qmv(const mx::array& x, const mx::array& w, const mx::array& scales,
@@ -140,7 +122,7 @@ mx::array qmv(const mx::array& x, const mx::array& w, const mx::array& scales,
                        {"BITS", bits},
                        {"GROUP", group_size},
                        {"R", rows_per_warp},
-                       {"MAX_ROWS", kQmvMaxRows}},
+                       {"ROWS", row_tile(rows)}},
                       std::nullopt, false, s)[0];
   auto shape = x.shape();
   shape.back() = N;

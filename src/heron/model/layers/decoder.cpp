@@ -1,7 +1,5 @@
 #include "heron/model/layers/decoder.h"
 
-#include <tuple>
-
 #include <mlx/ops.h>
 
 #include "heron/cache/kv_cache.h"
@@ -28,20 +26,17 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
 
 Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const {
   auto h = embed_(batch.input_ids);
-  // x is the normalised input of the next sub-layer; each residual add comes fused
-  // with the norm that follows it (the next block's, or the final one).
-  auto x = blocks_[0].input_norm(h);
   for (size_t i = 0; i < blocks_.size(); ++i) {
     const auto& b = blocks_[i];
-    std::tie(h, x) = b.post_attention_norm.add_and_norm(h, b.attention(x, batch, *caches[i]));
-    const auto& next_norm = i + 1 < blocks_.size() ? blocks_[i + 1].input_norm : norm_;
-    std::tie(h, x) = next_norm.add_and_norm(h, b.mlp(x));
+    h = mx::add(h, b.attention(b.input_norm(h), batch, *caches[i]));
+    h = mx::add(h, b.mlp(b.post_attention_norm(h)));
   }
-  if (batch.logits_for == LogitsFor::Last && x.shape(1) > 1) {
-    x = mx::slice(x, {0, x.shape(1) - 1, 0}, x.shape());
+  if (batch.logits_for == LogitsFor::Last && h.shape(1) > 1) {
+    h = mx::slice(h, {0, h.shape(1) - 1, 0}, h.shape());
   }
-  auto logits = lm_head_ ? (*lm_head_)(x) : embed_.as_linear(x);
-  return {logits, want_hiddens ? std::optional<mx::array>(x) : std::nullopt};
+  h = norm_(h);
+  auto logits = lm_head_ ? (*lm_head_)(h) : embed_.as_linear(h);
+  return {logits, want_hiddens ? std::optional<mx::array>(h) : std::nullopt};
 }
 
 cache::Caches DecoderModel::make_caches() const {
