@@ -44,10 +44,6 @@ json error_json(int status, const std::string& message) {
             {"code", nullptr}}}};
 }
 
-void send_openai_error(httplib::Response& res, int status, const std::string& message) {
-  http::send_json(res, error_json(status, message), status);
-}
-
 std::string sse(const json& j) {
   return "data: " + http::dump(j) + "\n\n";
 }
@@ -233,6 +229,14 @@ json model_json(const ResolvedModel& m) {
 }
 
 }  // namespace
+
+bool is_openai_path(const std::string& path) {
+  return path.starts_with("/v1/");
+}
+
+void send_openai_error(httplib::Response& res, int status, const std::string& message) {
+  http::send_json(res, error_json(status, message), status);
+}
 
 void install_openai_routes(httplib::Server& server, ServerContext& ctx) {
   auto bind = [&ctx](void (*f)(const httplib::Request&, httplib::Response&, ServerContext&)) {
