@@ -24,9 +24,12 @@ using json = nlohmann::json;
 const char* error_type(int status) {
   switch (status) {
     case 400:
+    case 413:
       return "invalid_request_error";
     case 401:
       return "authentication_error";
+    case 403:
+      return "permission_error";
     case 404:
       return "not_found_error";
     case 503:
