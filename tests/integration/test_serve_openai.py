@@ -108,6 +108,9 @@ def test_errors(client, serve, tiny):
         client.chat.completions.create(model=tiny, messages=QUESTION, response_format={"type": "json_object"})
     assert "response_format" in e.value.message
     with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(model=tiny, prompt="")
+    assert e.value.body["message"] == "the prompt is empty"
+    with pytest.raises(openai.BadRequestError) as e:
         client.completions.create(model=tiny, prompt="hello " * 400)
     assert "does not fit the context length of 256" in e.value.message
     r = httpx.post(serve.url + "/v1/chat/completions", content=b"{", timeout=30)

@@ -46,21 +46,34 @@ def busy_seconds(pid, over):
 LONG = {"model": "default", "prompt": STORY, "options": {"temperature": 0, "num_predict": 2000}}
 
 
-def test_client_disconnect_frees_the_runner(serve, client, default_model):
+def open_long_stream(serve, client, kind):
+    """A long greedy answer streamed through the real client; returns (stream, its close)."""
+    if kind == "ollama":
+        stream = client.generate(model="default", prompt=STORY, stream=True,
+                                 options={"temperature": 0, "num_predict": 2000})
+        return stream, stream.close
+    oai = openai.OpenAI(base_url=serve.url + "/v1", api_key="unused", timeout=120, max_retries=0)
+    stream = oai.chat.completions.create(model="default", stream=True, temperature=0, max_tokens=2000,
+                                         messages=[{"role": "user", "content": STORY}])
+    return iter(stream), stream.close
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+def test_client_disconnect_frees_the_runner(serve, client, default_model, kind):
     client.generate(model="default", prompt="hi", options={"num_predict": 1})  # loaded
     pid = runner_pid_for(serve, default_model.resolve())
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        with httpx.stream("POST", serve.url + "/api/generate", json=LONG, timeout=60) as r:
-            lines = r.iter_lines()
-            for _ in range(3):
-                next(lines)
-            assert busy_seconds(pid, 0.5) > 0.2  # the runner is decoding (~2000 tokens: ~45 s here)
-            queued = pool.submit(lambda: (client.generate(model="default", prompt="Say hi.",
-                                                          options={"num_predict": 3}), time.time()))
-            time.sleep(0.5)
-            assert not queued.done()  # it waits behind the long request
-            left = time.time()
-        # The client left: the queued request starts at once...
+        stream, close = open_long_stream(serve, client, kind)
+        for _ in range(3):
+            next(stream)
+        assert busy_seconds(pid, 0.5) > 0.2  # the runner is decoding (~2000 tokens: ~45 s here)
+        queued = pool.submit(lambda: (client.generate(model="default", prompt="Say hi.",
+                                                      options={"num_predict": 3}), time.time()))
+        time.sleep(0.5)
+        assert not queued.done()  # it waits behind the long request
+        left = time.time()
+        close()  # the client leaves mid-stream
+        # The queued request starts at once...
         r, finished = queued.result(timeout=60)
         assert r.done and finished - left < 5
     # ...and the runner does no more work for the one that left.
@@ -99,6 +112,21 @@ def test_runner_killed_mid_request_then_recovers(serve, client, default_model):
                         options={"temperature": 0, "num_predict": 16})
     assert "Paris" in r.response
     assert runner_pid_for(serve, default_model.resolve()) not in (None, pid)
+
+
+def test_runner_killed_during_a_non_streaming_request(serve, client, default_model):
+    client.generate(model="default", prompt="hi", options={"num_predict": 1})
+    pid = runner_pid_for(serve, default_model.resolve())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(client.generate, model="default", prompt=STORY,
+                             options={"temperature": 0, "num_predict": 2000})
+        while busy_seconds(pid, 0.2) < 0.05:  # until it decodes
+            assert not answer.done()
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(ollama.ResponseError) as e:
+            answer.result(timeout=60)
+    assert e.value.status_code == 500 and "stopped unexpectedly" in str(e.value)
+    assert client.generate(model="default", prompt="hi", options={"num_predict": 2}).done
 
 
 def test_runner_killed_while_idle_is_replaced(serve, client, tiny_llama):
