@@ -203,10 +203,12 @@ def test_model_larger_than_the_memory_limit_is_refused(heron_bin, tmp_path):
         assert e.value.status_code == 500 and "HERON_MAX_MEMORY" in str(e.value)
 
 
-def test_bad_memory_limit_stops_serve(heron_bin):
+@pytest.mark.parametrize("name,value", [("HERON_MAX_MEMORY", "lots"), ("HERON_MAX_QUEUE", "0"),
+                                        ("HERON_MAX_QUEUE", "many")])
+def test_bad_limits_stop_serve(heron_bin, name, value):
     r = subprocess.run([str(heron_bin), "serve"], capture_output=True, text=True, timeout=30,
-                       env=dict(os.environ, HERON_MAX_MEMORY="lots"))
-    assert r.returncode == 2 and "HERON_MAX_MEMORY" in r.stderr
+                       env=dict(os.environ, **{name: value}))
+    assert r.returncode == 2 and name in r.stderr
 
 
 def test_requests_queue_in_arrival_order(serve, client):
