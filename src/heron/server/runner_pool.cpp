@@ -175,7 +175,7 @@ nlohmann::json RunnerPool::ps() {
     nlohmann::json m = {
         {"name", s->model.name},
         {"model", s->model.name},
-        {"size", status.value("memory", nlohmann::json::object()).value("active", 0)},
+        {"size", status.value("memory", nlohmann::json::object()).value("active", uint64_t{0})},
         {"size_vram", 0},
         {"context_length", status.value("context_length", 0)},
         {"details",
