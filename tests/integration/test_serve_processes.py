@@ -66,7 +66,7 @@ def test_client_disconnect_frees_the_runner(serve, client, default_model, kind):
         stream, close = open_long_stream(serve, client, kind)
         for _ in range(3):
             next(stream)
-        assert busy_seconds(pid, 0.5) > 0.2  # the runner is decoding (~2000 tokens: ~45 s here)
+        assert busy_seconds(pid, 0.5) > 0.05  # the runner is decoding (~2000 tokens: ~45 s here)
         queued = pool.submit(lambda: (client.generate(model="default", prompt="Say hi.",
                                                       options={"num_predict": 3}), time.time()))
         time.sleep(0.5)
