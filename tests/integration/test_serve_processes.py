@@ -221,11 +221,13 @@ def test_requests_queue_in_arrival_order(serve, client):
 
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         with httpx.stream("POST", serve.url + "/api/generate", json=LONG, timeout=60) as r:
-            next(r.iter_lines())
+            lines = r.iter_lines()  # kept: a dropped line iterator closes the connection
+            next(lines)
             futures = []
             for i in range(4):
                 futures.append(pool.submit(one, i))
                 time.sleep(0.3)  # they arrive in order while the long request holds the model
+            assert not finished  # all four wait behind it
         for f in futures:  # leaving the stream lets the queue drain
             f.result(timeout=60)
     assert finished == [0, 1, 2, 3]
@@ -237,7 +239,8 @@ def test_full_queue_is_503_with_retry_after(heron_bin, tmp_path):
         oai = openai.OpenAI(base_url=s.url + "/v1", api_key="unused", timeout=120, max_retries=0)
         c.generate(model="default", prompt="hi", options={"num_predict": 1})
         with httpx.stream("POST", s.url + "/api/generate", json=LONG, timeout=60) as busy:
-            next(busy.iter_lines())  # the one place in the queue is taken
+            lines = busy.iter_lines()  # kept: a dropped line iterator closes the connection
+            next(lines)  # the one place in the queue is taken
             with pytest.raises(ollama.ResponseError) as e:
                 c.generate(model="default", prompt="hi")
             assert e.value.status_code == 503 and "queue is full" in str(e.value)

@@ -108,7 +108,8 @@ def test_errors_before_streaming(runner):
 def test_full_queue_is_503_with_retry_after(runner):
     body = {"prompt": "Write a long story.", "options": {"temperature": 0, "num_predict": 400}}
     with runner.stream("POST", "/completion", json=body) as busy:
-        next(busy.iter_lines())  # the one queue slot is taken
+        lines = busy.iter_lines()  # kept: a dropped line iterator closes the connection
+        next(lines)  # the one queue slot is taken
         r = runner.post("/completion", json={"prompt": "hi"})
         assert r.status_code == 503 and r.headers["retry-after"] == "1"
         start = time.time()  # /status never waits for the MLX thread
