@@ -105,6 +105,13 @@ def test_errors_before_streaming(runner):
     assert r.status_code == 400 and "does not fit the context length of 8 tokens" in r.json()["error"]
 
 
+def test_sequential_requests_never_find_the_queue_full(runner):
+    # One queue place: each request's place must be free by the time its client sees "done".
+    for i in range(40):
+        r = runner.post("/completion", json={"prompt": f"Count {i}", "options": {"num_predict": 1}})
+        assert r.status_code == 200, (i, r.text)
+
+
 def test_full_queue_is_503_with_retry_after(runner):
     body = {"prompt": "Write a long story.", "options": {"temperature": 0, "num_predict": 400}}
     with runner.stream("POST", "/completion", json=body) as busy:
