@@ -114,6 +114,35 @@ def test_generation_stops_at_the_context_limit(client, tiny):
     assert r.prompt_eval_count + r.eval_count == 20
 
 
+def test_long_answers_report_durations_in_nanoseconds(client):
+    start = time.time()
+    r = client.generate(model="default", prompt="Write a long story about a dragon.",
+                        options={**GREEDY, "num_predict": 150})
+    wall = time.time() - start
+    assert r.eval_count == 150  # several seconds here: past 2^31 ns
+    assert 0 < r.prompt_eval_duration + r.eval_duration <= r.total_duration <= wall * 1e9
+    assert r.eval_duration >= 0.5 * wall * 1e9  # decoding is most of the time
+
+
+def test_template_replaces_the_models(client, tiny):
+    import jinja2
+
+    template = "{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}>"
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hello"}]
+    rendered = jinja2.Environment().from_string(template).render(messages=messages)
+    options = {**GREEDY, "num_predict": 5}
+    templated = client.generate(model=tiny, prompt="hello", system="Be brief.", template=template,
+                                options=options)
+    raw = client.generate(model=tiny, prompt=rendered, raw=True, options=options)
+    assert templated.response == raw.response
+    assert templated.prompt_eval_count == raw.prompt_eval_count
+    own = client.generate(model=tiny, prompt="hello", system="Be brief.", options=options)
+    assert own.prompt_eval_count != templated.prompt_eval_count  # the model's ChatML differs
+    with pytest.raises(ollama.ResponseError) as e:  # an Ollama (Go) template is no Jinja
+        client.generate(model=tiny, prompt="hello", template="{{ .Prompt }}")
+    assert e.value.status_code == 400
+
+
 def test_unknown_model_is_404(client):
     with pytest.raises(ollama.ResponseError) as e:
         client.generate(model="no-such-model", prompt="hi")

@@ -108,9 +108,27 @@ def test_errors(client, serve, tiny):
         client.chat.completions.create(model=tiny, messages=QUESTION, response_format={"type": "json_object"})
     assert "response_format" in e.value.message
     with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(model=tiny, prompt="")
+    assert e.value.body["message"] == "the prompt is empty"
+    with pytest.raises(openai.BadRequestError) as e:
         client.completions.create(model=tiny, prompt="hello " * 400)
     assert "does not fit the context length of 256" in e.value.message
     r = httpx.post(serve.url + "/v1/chat/completions", content=b"{", timeout=30)
     assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
     r = httpx.post(serve.url + "/v1/chat/completions", json={"model": tiny, "messages": "hi"}, timeout=30)
     assert r.status_code == 400 and "messages must be" in r.json()["error"]["message"]
+
+
+def test_stream_framing_and_errors_outside_the_handlers(serve, tiny):
+    body = {"model": tiny, "messages": QUESTION, "max_tokens": 3, "stream": True}
+    with httpx.stream("POST", serve.url + "/v1/chat/completions", json=body, timeout=60) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [line for line in r.iter_lines() if line]
+    assert all(e.startswith("data: ") for e in events) and events[-1] == "data: [DONE]"
+    # Refusals before any handler (unknown path, Host check, body limit) keep OpenAI's shape.
+    r = httpx.get(serve.url + "/v1/nothing")
+    assert r.status_code == 404 and "no such endpoint" in r.json()["error"]["message"]
+    r = httpx.get(serve.url + "/v1/models", headers={"Host": "evil.example"})
+    assert r.status_code == 403 and r.json()["error"]["type"] == "permission_error"
+    r = httpx.post(serve.url + "/v1/completions", content=b" " * (33 << 20), timeout=60)
+    assert r.status_code == 413 and "limit" in r.json()["error"]["message"]

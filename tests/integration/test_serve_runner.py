@@ -75,6 +75,27 @@ def test_completion_stream_and_prefix_reuse(runner):
         assert text(lines(r)) == text(first)
 
 
+def test_longer_prompt_reuses_the_shared_prefix(runner):
+    def complete(prompt):
+        body = {"prompt": prompt, "options": {"temperature": 0, "num_predict": 5}}
+        with runner.stream("POST", "/completion", json=body) as r:
+            ls = lines(r)
+        return "".join(x["content"] for x in ls), ls[-1]
+
+    def tokens(text):
+        return runner.post("/tokenize", json={"content": text}).json()["tokens"]
+
+    first, longer = "The capital of France is", "The capital of France is a city where"
+    assert tokens(longer)[: len(tokens(first))] == tokens(first)
+    complete(first)
+    text, done = complete(longer)
+    assert done["cached_tokens"] == len(tokens(first))
+    assert done["prompt_eval_count"] == len(tokens(longer))
+    complete("Zebras")  # another conversation replaces the cache
+    fresh_text, fresh = complete(longer)
+    assert fresh["cached_tokens"] == 0 and fresh_text == text  # reuse changes nothing
+
+
 def test_errors_before_streaming(runner):
     r = runner.post("/completion", json={"prompt": ""})
     assert r.status_code == 400 and r.json()["error"] == "the prompt is empty"
@@ -84,12 +105,22 @@ def test_errors_before_streaming(runner):
     assert r.status_code == 400 and "does not fit the context length of 8 tokens" in r.json()["error"]
 
 
+def test_sequential_requests_never_find_the_queue_full(runner):
+    # One queue place: each request's place must be free by the time its client sees "done".
+    for i in range(40):
+        r = runner.post("/completion", json={"prompt": f"Count {i}", "options": {"num_predict": 1}})
+        assert r.status_code == 200, (i, r.text)
+
+
 def test_full_queue_is_503_with_retry_after(runner):
     body = {"prompt": "Write a long story.", "options": {"temperature": 0, "num_predict": 400}}
     with runner.stream("POST", "/completion", json=body) as busy:
-        next(busy.iter_lines())  # the one queue slot is taken
+        lines = busy.iter_lines()  # kept: a dropped line iterator closes the connection
+        next(lines)  # the one queue slot is taken
         r = runner.post("/completion", json={"prompt": "hi"})
         assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        start = time.time()  # /status never waits for the MLX thread
+        assert runner.get("/status").json()["state"] == "busy" and time.time() - start < 1
     # Closing the stream cancelled the long request: the slot frees at once.
     for _ in range(50):
         r = runner.post("/completion", json={"prompt": "hi", "options": {"num_predict": 1}})

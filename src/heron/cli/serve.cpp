@@ -53,11 +53,24 @@ uint64_t max_model_memory() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page / 10 * 9 : 0;
 }
 
+// HERON_MAX_QUEUE: requests that may wait per model (the runner's --max-queue) before 503.
+int max_queue() {
+  const size_t n = env_size("HERON_MAX_QUEUE", 32);
+  if (n < 1 || n > (1 << 16)) throw UsageError("$HERON_MAX_QUEUE must be between 1 and 65536");
+  return static_cast<int>(n);
+}
+
+// Errors under /v1/ in OpenAI's shape, the rest in Ollama's.
+http::ErrorWriter errors_for(const std::string& path) {
+  return server::is_openai_path(path) ? server::send_openai_error : http::send_error;
+}
+
 http::GuardConfig guard_config(const std::string& listen_host) {
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
   const char* origins = std::getenv("HERON_ORIGINS");
-  return {http::is_loopback_bind(listen_host), name, http::OriginPolicy(origins ? origins : "")};
+  return {http::is_loopback_bind(listen_host), name, http::OriginPolicy(origins ? origins : ""),
+          errors_for};
 }
 
 }  // namespace
@@ -65,12 +78,12 @@ http::GuardConfig guard_config(const std::string& listen_host) {
 int run_serve(const std::vector<std::string>& argv) {
   Args args("serve", kFlags, argv);
   if (args.has("help")) {
-    std::cout
-        << Args::usage("serve", kFlags)
-        << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_ORIGINS (extra allowed\n"
-           "browser origins, comma-separated, * wildcards), HERON_KEEP_ALIVE (5m),\n"
-           "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
-           "HERON_LOAD_TIMEOUT seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
+    std::cout << Args::usage("serve", kFlags)
+              << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_ORIGINS (extra allowed\n"
+                 "browser origins, comma-separated, * wildcards), HERON_KEEP_ALIVE (5m),\n"
+                 "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
+                 "HERON_MAX_QUEUE requests waiting per model before 503 (32), HERON_LOAD_TIMEOUT\n"
+                 "seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
     return 0;
   }
   if (!args.positional().empty()) {
@@ -102,14 +115,15 @@ int run_serve(const std::vector<std::string>& argv) {
   server::StoreResolver resolver(model_store);
   server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
                            env_size("HERON_MAX_LOADED_MODELS", 3), max_model_memory(),
-                           std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300))});
+                           std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300)), max_queue()});
   server::ServerContext ctx{pool, resolver, keep_alive};
   httplib::Server http_server;
   http_server.new_task_queue = [] { return new http::LifoThreadPool(64); };
   http::install_request_guard(http_server, guard_config(address.host));
   http_server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty() || res.status < 400) return;
-    http::send_error(res, res.status, http::rejection_message(res.status, req.method, req.path));
+    errors_for(req.path)(res, res.status,
+                         http::rejection_message(res.status, req.method, req.path));
   });
   server::install_ollama_routes(http_server, ctx);
   server::install_store_routes(http_server, ctx, model_store);

@@ -12,22 +12,23 @@ void install_request_guard(Server& server, GuardConfig config) {
   server.set_payload_max_length(kMaxBodyBytes);
   server.set_pre_routing_handler([config = std::move(config)](const httplib::Request& req,
                                                               httplib::Response& res) {
+    const ErrorWriter refuse = config.errors_for ? config.errors_for(req.path) : send_error;
     const auto host = req.get_header_value("Host");
     if (config.check_host && !host_allowed(host, config.machine_name)) {
-      send_error(res, 403,
-                 "Host '" + host +
-                     "' is not allowed: heron listens on a loopback address and answers only "
-                     "requests addressed to this machine (localhost, 127.0.0.1, [::1]); this "
-                     "blocks DNS rebinding");
+      refuse(res, 403,
+             "Host '" + host +
+                 "' is not allowed: heron listens on a loopback address and answers only "
+                 "requests addressed to this machine (localhost, 127.0.0.1, [::1]); this "
+                 "blocks DNS rebinding");
       return Server::HandlerResponse::Handled;
     }
     if (!req.has_header("Origin")) return Server::HandlerResponse::Unhandled;
     const auto origin = req.get_header_value("Origin");
     if (!config.origins.allowed(origin)) {
-      send_error(res, 403,
-                 "Origin '" + origin +
-                     "' is not allowed; add it to HERON_ORIGINS (comma-separated, * wildcards) "
-                     "to let that site call heron");
+      refuse(res, 403,
+             "Origin '" + origin +
+                 "' is not allowed; add it to HERON_ORIGINS (comma-separated, * wildcards) "
+                 "to let that site call heron");
       return Server::HandlerResponse::Handled;
     }
     res.set_header("Access-Control-Allow-Origin", origin);

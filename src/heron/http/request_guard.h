@@ -6,6 +6,7 @@
 #include <string>
 
 #include "heron/http/origin_policy.h"
+#include "heron/http/responses.h"
 
 namespace httplib {
 class Server;
@@ -20,6 +21,9 @@ struct GuardConfig {
   bool check_host = true;    // is_loopback_bind(listen address)
   std::string machine_name;  // gethostname(): also a valid Host
   OriginPolicy origins;
+  // How a refusal is written for a request path (each API has its error shape); empty:
+  // send_error's {"error": "..."}.
+  std::function<ErrorWriter(const std::string& path)> errors_for;
 };
 
 // Installs the guard as the server's pre-routing handler and sets the body limit.

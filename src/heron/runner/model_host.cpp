@@ -52,7 +52,6 @@ bool ModelHost::submit(std::shared_ptr<CompletionJob> job) {
   }
   worker_.submit([this, job] {
     run(*job);
-    --queued_;
     refresh_status("ready");
   });
   return true;
@@ -84,12 +83,19 @@ void ModelHost::refresh_status(const char* state) {
   status_ = std::move(s);
 }
 
+void ModelHost::finish(CompletionJob& job, CompletionEvent last) {
+  // The queue place frees before the client can see the end: a client that sends its next
+  // request as soon as this one ends must find room.
+  --queued_;
+  job.events.push(std::move(last));
+}
+
 void ModelHost::run(CompletionJob& job) {
   auto done = [&](engine::GenerateStats stats) {
     CompletionEvent e;
     e.kind = CompletionEvent::Kind::Done;
     e.stats = std::move(stats);
-    job.events.push(std::move(e));
+    finish(job, std::move(e));
   };
   if (job.cancelled) {  // the client left while queued
     done({.done_reason = "cancelled"});
@@ -119,7 +125,7 @@ void ModelHost::run(CompletionJob& job) {
     err.kind = CompletionEvent::Kind::Error;
     err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
     err.message = e.what();
-    job.events.push(std::move(err));
+    finish(job, std::move(err));
   }
 }
 

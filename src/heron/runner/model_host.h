@@ -33,7 +33,9 @@ class ModelHost {
   nlohmann::json status() const;
 
  private:
-  void run(CompletionJob& job);
+  void run(CompletionJob& job);  // ends with finish()
+  // Frees the job's queue place, then sends its last event (Done or Error).
+  void finish(CompletionJob& job, CompletionEvent last);
   void refresh_status(const char* state);
 
   std::filesystem::path path_;

@@ -40,7 +40,7 @@ void add_stats(json& j, const json& final_line, const CompletionCall& call) {
   j["load_duration"] = static_cast<int64_t>(call.load_seconds() * 1e9);
   for (const char* k :
        {"prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration"}) {
-    j[k] = final_line.value(k, 0);
+    j[k] = final_line.value(k, int64_t{0});  // durations in ns pass 2^31 after 2.1 s
   }
 }
 
@@ -111,6 +111,11 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
   auto system = http::get_string(body, "system", "system");
   const bool raw = http::get_bool(body, "raw", "raw").value_or(false);
   auto r = parse_ollama_request(body, ctx);
+  // A request's template replaces the model's, as a Modelfile TEMPLATE does: Jinja, like
+  // every heron template (an Ollama Go template fails to parse: a 400 saying where).
+  if (auto t = http::get_string(body, "template", "template"); t && !t->empty()) {
+    r.model.chat_template = *t;
+  }
   if (prompt.empty()) return load_or_unload(res, ctx, r, Kind::Generate);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   Prompt text{prompt, true};

@@ -11,9 +11,6 @@ void reject_unsupported(const nlohmann::json& body) {
   if (auto v = http::get_string(body, "suffix", "suffix"); v && !v->empty()) {
     throw http::bad_request("suffix (fill-in-the-middle) is not supported yet");
   }
-  if (auto v = http::get_string(body, "template", "template"); v && !v->empty()) {
-    throw http::bad_request("template is not supported yet; use raw=true with a formatted prompt");
-  }
   if (const auto* v = http::field(body, "images"); v && !(v->is_array() && v->empty())) {
     throw http::bad_request("images are not supported: heron's models take text only");
   }

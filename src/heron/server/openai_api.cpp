@@ -24,9 +24,12 @@ using json = nlohmann::json;
 const char* error_type(int status) {
   switch (status) {
     case 400:
+    case 413:
       return "invalid_request_error";
     case 401:
       return "authentication_error";
+    case 403:
+      return "permission_error";
     case 404:
       return "not_found_error";
     case 503:
@@ -42,10 +45,6 @@ json error_json(int status, const std::string& message) {
             {"type", error_type(status)},
             {"param", nullptr},
             {"code", nullptr}}}};
-}
-
-void send_openai_error(httplib::Response& res, int status, const std::string& message) {
-  http::send_json(res, error_json(status, message), status);
 }
 
 std::string sse(const json& j) {
@@ -233,6 +232,14 @@ json model_json(const ResolvedModel& m) {
 }
 
 }  // namespace
+
+bool is_openai_path(const std::string& path) {
+  return path.starts_with("/v1/");
+}
+
+void send_openai_error(httplib::Response& res, int status, const std::string& message) {
+  http::send_json(res, error_json(status, message), status);
+}
 
 void install_openai_routes(httplib::Server& server, ServerContext& ctx) {
   auto bind = [&ctx](void (*f)(const httplib::Request&, httplib::Response&, ServerContext&)) {

@@ -78,7 +78,8 @@ std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive
     }
     if (!current || !current->alive()) {
       const auto t0 = Clock::now();
-      auto process = std::make_shared<RunnerProcess>(config_.exe, model.path, config_.load_timeout);
+      auto process = std::make_shared<RunnerProcess>(config_.exe, model.path, config_.max_queue,
+                                                     config_.load_timeout);
       auto status = std::make_shared<const nlohmann::json>(fetch_status(*process));
       load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       const uint64_t reported =
@@ -174,7 +175,7 @@ nlohmann::json RunnerPool::ps() {
     nlohmann::json m = {
         {"name", s->model.name},
         {"model", s->model.name},
-        {"size", status.value("memory", nlohmann::json::object()).value("active", 0)},
+        {"size", status.value("memory", nlohmann::json::object()).value("active", uint64_t{0})},
         {"size_vram", 0},
         {"context_length", status.value("context_length", 0)},
         {"details",

@@ -62,6 +62,7 @@ struct PoolConfig {
   size_t max_loaded = 3;
   uint64_t max_memory = 0;  // bytes of loaded models; 0: no limit
   std::chrono::seconds load_timeout{300};
+  int max_queue = 32;  // requests waiting per model before a 503 (the runner's --max-queue)
 };
 
 class RunnerPool {

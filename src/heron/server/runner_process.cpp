@@ -50,14 +50,15 @@ std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_poi
 }  // namespace
 
 RunnerProcess::RunnerProcess(const std::filesystem::path& exe, const std::filesystem::path& model,
-                             std::chrono::seconds timeout)
+                             int max_queue, std::chrono::seconds timeout)
     : token_(random_token()) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     throw http::HttpError(500, std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   // Everything the child needs is prepared before fork: only async-signal-safe calls after.
-  std::vector<std::string> args = {exe.string(), "runner", "--model", model.string()};
+  std::vector<std::string> args = {exe.string(),   "runner",      "--model",
+                                   model.string(), "--max-queue", std::to_string(max_queue)};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -19,7 +19,8 @@ class RunnerProcess {
  public:
   // Blocks until the runner reports its port; throws http::HttpError(500) with the
   // runner's own error when it fails to load or start within `timeout`.
-  RunnerProcess(const std::filesystem::path& exe, const std::filesystem::path& model,
+  // `max_queue`: requests that may wait for the model before the runner answers 503.
+  RunnerProcess(const std::filesystem::path& exe, const std::filesystem::path& model, int max_queue,
                 std::chrono::seconds timeout);
   ~RunnerProcess();  // SIGTERM, then SIGKILL if it lingers; reaps the child
   RunnerProcess(const RunnerProcess&) = delete;
