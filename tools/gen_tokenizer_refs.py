@@ -633,6 +633,98 @@ def spm_gguf(corpus, llama2, everything):
         write_zst(os.path.join(OUT, "llama_spm_gguf.json.zst"), fx)
 
 
+# ------------------------------------------------------------------ byte-level GGUF
+
+# The shared byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
+# with the tokenizer.ggml.pre name llama.cpp's converter gives each model.
+GGUF_BPE = {"llama3": "llama-bpe", "qwen3": "qwen2", "gptoss": "gpt-4o",
+            "deepseek_v3": "deepseek-v3"}
+
+
+def gguf_bpe_metadata(tj, pre, add_bos, bos, eos):
+    """tokenizer.json -> GGUF tokenizer metadata, the way convert_hf_to_gguf.py lays it out:
+    tokens by id, added tokens CONTROL when special else USER_DEFINED, merges "left right".
+    (The converter also marks non-special tokens that look special, "<|...|>", CONTROL;
+    this keeps HF's special flags so parse_special=false means the same on both sides.)
+    tests/unit/tokenizer_test_util.h builds the same metadata."""
+    from gguf import TokenType
+    by_id = {i: t for t, i in tj["model"]["vocab"].items()}
+    types = {i: TokenType.NORMAL for i in by_id}
+    for a in tj["added_tokens"]:
+        by_id[a["id"]] = a["content"]
+        types[a["id"]] = TokenType.CONTROL if a["special"] else TokenType.USER_DEFINED
+    n = max(by_id) + 1
+    assert len(by_id) == n, "vocabulary has holes"
+    merges = [m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]]
+    return {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre,
+            "tokenizer.ggml.tokens": [by_id[i] for i in range(n)],
+            "tokenizer.ggml.token_type": [int(types[i]) for i in range(n)],
+            "tokenizer.ggml.merges": merges, "tokenizer.ggml.add_bos_token": add_bos,
+            "tokenizer.ggml.bos_token_id": bos, "tokenizer.ggml.eos_token_id": eos}
+
+
+def write_bpe_gguf(path, md):
+    from gguf import GGUFWriter
+    w = GGUFWriter(path, "llama")
+    # llama.cpp reads these even for a vocab-only load.
+    w.add_context_length(4096)
+    w.add_embedding_length(64)
+    w.add_block_count(1)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre(md["tokenizer.ggml.pre"])
+    w.add_token_list(md["tokenizer.ggml.tokens"])
+    w.add_token_types(md["tokenizer.ggml.token_type"])
+    w.add_token_merges(md["tokenizer.ggml.merges"])
+    w.add_add_bos_token(md["tokenizer.ggml.add_bos_token"])
+    w.add_bos_token_id(md["tokenizer.ggml.bos_token_id"])
+    w.add_eos_token_id(md["tokenizer.ggml.eos_token_id"])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def gguf_bpe(corpus, shared):
+    """What the test needs to rebuild each GGUF vocabulary from the shared tokenizer.json.
+
+    Expected ids are those of the shared fixture (HF `tokenizers` on the model's own
+    tokenizer.json): the GGUF must tokenize like the tokenizer it was converted from.
+    llama.cpp (llama-cpp-python) on the same GGUF is compared and its disagreements are
+    recorded, as a check of the conversion and of llama.cpp's pre-tokenizer."""
+    import tempfile
+    out = {}
+    for name, pre in GGUF_BPE.items():
+        tj, cfg = shared[name]
+        ref_tj = with_config(tj, cfg)
+        ref = HfRef(Tokenizer.from_str(json.dumps(ref_tj)))
+        probe = ref.encode("Hello", True, True)
+        add_bos = len(probe) > len(ref.encode("Hello", False, True))
+        bos = token_id(tj, cfg["bos_token"]["content"] if isinstance(cfg.get("bos_token"), dict)
+                       else cfg.get("bos_token") or "<|endoftext|>")
+        eos_name = cfg["eos_token"]["content"] if isinstance(cfg["eos_token"], dict) else cfg["eos_token"]
+        eos = token_id(tj, eos_name)
+        if add_bos:
+            assert probe[0] == bos, (name, probe, bos)
+        md = gguf_bpe_metadata(tj, pre, add_bos, bos, eos)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, f"{name}.gguf")
+            write_bpe_gguf(path, md)
+            lc = LlamaCppRef(path)
+            differs = []
+            for i, s in enumerate(corpus):
+                if any(ref.encode(s, a, p) != lc.encode(s, a, p)
+                       for a, p in ((False, True), (True, True), (False, False))):
+                    differs.append(i)
+        print(f"  {name} as GGUF (pre {pre}): llama.cpp differs from HF on {len(differs)} "
+              f"of {len(corpus)} strings")
+        out[name] = {"pre": pre, "add_bos": add_bos, "bos": bos, "eos": eos,
+                     "llama_cpp_differs": differs}
+    write_zst(os.path.join(OUT, "gguf_bpe.json.zst"), out)
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -699,6 +791,8 @@ def main():
 
     if not only or "llama_spm_gguf" in only:
         spm_gguf(corpus, shared["llama2"][0], everything)
+    if not only or "gguf_bpe" in only:
+        gguf_bpe(corpus, shared)
     if only and "smollm2" not in only:
         return
     md, ref, vs_transformers = smollm2(corpus)

@@ -98,10 +98,12 @@ std::string streamed(const Tokenizer& tok, const std::vector<int32_t>& ids, bool
   return out + stream.flush();
 }
 
-// Every corpus string, every mode, decode and streaming, against the fixture.
-void check_against_reference(const std::string& name, size_t min_cases) {
+// Every corpus string, every mode, decode and streaming, against the fixture; `other`
+// replaces the tokenizer the fixture describes (the same vocabulary loaded another way).
+void check_against_reference(const std::string& name, size_t min_cases,
+                             const Tokenizer* other = nullptr) {
   const json& fx = fixture(name);
-  const Tokenizer& tok = tokenizer(name);
+  const Tokenizer& tok = other != nullptr ? *other : tokenizer(name);
   const auto& strings = corpus().strings;
   const auto prefix = fx.at("prefix").get<std::vector<int32_t>>();
   const auto suffix = fx.at("suffix").get<std::vector<int32_t>>();
@@ -201,6 +203,28 @@ TEST(TokenizerExact, SmolLM2Gguf) {
 TEST(TokenizerExact, SentencePieceGguf) {
   check_against_reference("llama_spm_gguf", kAll);
 }
+namespace {
+// The shared byte-level tokenizers converted to GGUF vocabularies (one per
+// tokenizer.ggml.pre kind) must tokenize exactly like their tokenizer.json.
+void check_gguf_bpe(const std::string& name) {
+  const json desc = zstd_json(kFixtures / "gguf_bpe.json.zst").at(name);
+  const auto tok = Tokenizer::from_gguf_metadata(gguf_bpe_metadata(base_json(name), desc));
+  check_against_reference(name, kAll, tok.get());
+}
+}  // namespace
+TEST(TokenizerExact, Llama3AsGgufLlamaBpe) {
+  check_gguf_bpe("llama3");
+}
+TEST(TokenizerExact, Qwen3AsGgufQwen2) {
+  check_gguf_bpe("qwen3");
+}
+TEST(TokenizerExact, GptOssAsGgufGpt4o) {
+  check_gguf_bpe("gptoss");
+}
+TEST(TokenizerExact, DeepSeekV3AsGgufDeepSeekV3) {
+  check_gguf_bpe("deepseek_v3");
+}
+
 TEST(TokenizerExact, Llama3TemplateProcessing) {
   check_against_reference("llama3_template", kSubset);
 }
