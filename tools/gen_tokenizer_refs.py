@@ -356,6 +356,36 @@ EDITS = {
             {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
             {"type": "Replace", "pattern": {"Regex": "[0-9]"}, "content": "#"}]},
         "model+": {"byte_fallback": True}}),
+    # Split's invert with every behavior but Contiguous (qwen3_added has that one), one-sided
+    # Strip, BertNormalizer without clean_text, and fuse_unk meeting unknown characters.
+    "bpe_suffix_inverted": ("bpe_suffix", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "BertNormalizer", "clean_text": False, "handle_chinese_chars": True,
+             "strip_accents": False, "lowercase": True},
+            {"type": "Strip", "strip_left": True, "strip_right": False}]},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "[^\\n]+"}, "behavior": "Removed", "invert": True},
+            {"type": "Split", "pattern": {"Regex": "\\p{P}"}, "behavior": "MergedWithPrevious",
+             "invert": True},
+            {"type": "Split", "pattern": {"String": "e"}, "behavior": "MergedWithNext", "invert": True},
+            {"type": "Split", "pattern": {"Regex": "\\d"}, "behavior": "Isolated", "invert": True},
+            {"type": "Punctuation", "behavior": "MergedWithNext"}]},
+        "model+": {"fuse_unk": True}}),
+    # Metaspace with prepend_scheme "never" (pre-tokenizer and decoder), right-only Strip.
+    "unigram_never": ("unigram", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "NFKC"}, {"type": "Strip", "strip_left": False, "strip_right": True}]},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never",
+                          "split": True},
+        "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never",
+                    "split": True}}),
+}
+
+# tokenizer_config.json edits of a shared tokenizer ("config+" in the fixture's load): the
+# reference gets the post-processor transformers 4's LlamaTokenizerFast.update_post_processor
+# builds from the flags (with_config).
+CONFIG_EDITS = {
+    "llama2_eos": ("llama2", {"add_bos_token": False, "add_eos_token": True}),
 }
 
 
@@ -781,6 +811,12 @@ def main():
         tj = unigram_with_bytes(bases[base]) if vname == "unigram_fallback" else bases[base]
         load = {"base": base, "edits": edits, "unigram_bytes": vname == "unigram_fallback"}
         jobs.append((vname, apply_edits(tj, edits), subset, f"{base} edited (see EDITS)", load))
+
+    for vname, (base, edits) in CONFIG_EDITS.items():
+        tj, cfg = shared[base]
+        jobs.append((vname, with_config(tj, {**cfg, **edits}), subset,
+                     f"{base} with tokenizer_config.json edits {edits}",
+                     {"shared": base, "config+": edits}))
 
     for name, tj, idx, source, load in jobs:
         if only and name not in only:

@@ -249,6 +249,15 @@ TEST(TokenizerExact, BertWhitespaceStripAccentsSequenceProcessor) {
 TEST(TokenizerExact, UnigramByteFallback) {
   check_against_reference("unigram_fallback", kSubset);
 }
+TEST(TokenizerExact, BpeSplitInvertStripLeftFuseUnk) {
+  check_against_reference("bpe_suffix_inverted", kSubset);
+}
+TEST(TokenizerExact, UnigramMetaspaceNeverStripRight) {
+  check_against_reference("unigram_never", kSubset);
+}
+TEST(TokenizerExact, Llama2ConfigAddEosNoBos) {
+  check_against_reference("llama2_eos", kSubset);
+}
 
 TEST(TokenizerConfig, Qwen3SpecialsAndTemplate) {
   const Tokenizer& tok = tokenizer("qwen3");

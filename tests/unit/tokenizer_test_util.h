@@ -179,8 +179,16 @@ inline json gguf_bpe_metadata(const json& tj, const json& desc) {
           {"tokenizer.ggml.eos_token_id", desc.at("eos")}};
 }
 
-// Loads the tokenizer a fixture's "load" field describes.
+// Loads the tokenizer a fixture's "load" field describes ("config+": tokenizer_config.json
+// keys replaced).
 inline std::unique_ptr<Tokenizer> load_tokenizer(const json& load) {
+  if (load.contains("shared") && load.contains("config+")) {
+    const std::string name = load["shared"];
+    std::ifstream in(hf_dir(name) / "tokenizer_config.json");
+    json config = json::parse(in);
+    config.update(load["config+"]);
+    return Tokenizer::from_json(base_json(name), config);
+  }
   if (load.contains("shared")) return Tokenizer::from_hf_dir(hf_dir(load["shared"]));
   if (load.contains("file")) {
     return Tokenizer::from_json(zstd_json(kFixtures / load["file"].get<std::string>()), json());
