@@ -663,6 +663,31 @@ def spm_gguf(corpus, llama2, everything):
         write_zst(os.path.join(OUT, "llama_spm_gguf.json.zst"), fx)
 
 
+def gpt2_pre(corpus, everything):
+    """The plain GPT-2 pre-tokenizer (tokenizer.ggml.pre "gpt-2"): SmolLM2's vocabulary under
+    that name. Reference: transformers' GGUF conversion, which builds exactly GPT-2's
+    ByteLevel pipeline; llama.cpp on the same metadata must agree."""
+    import tempfile
+    md, edits = gguf_metadata(SMOLLM2_GGUF), {"tokenizer.ggml.pre": "gpt-2"}
+    md.update(edits)
+    hf_tok, _ = hf_from_gguf(SMOLLM2_GGUF)
+    ref = HfRef(hf_tok)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gpt2.gguf")
+        write_bpe_gguf(path, md)
+        lc = LlamaCppRef(path)
+        differs = [i for i, s in enumerate(corpus)
+                   if any(ref.encode(s, a, p) != lc.encode(s, a, p)
+                          for a, p in ((False, True), (True, True), (False, False)))]
+    print(f"  smollm2_gpt2: llama.cpp differs from HF on {len(differs)} strings")
+    assert not differs, differs[:10]
+    fx = make_fixture("smollm2_gpt2", ref, corpus, everything,
+                      "transformers' GGUF conversion (GPT-2 ByteLevel) of SmolLM2's vocabulary; "
+                      "identical to llama-cpp-python with tokenizer.ggml.pre gpt-2",
+                      {"gguf": "smollm2_gguf_meta.json.zst", "gguf+": edits})
+    write_zst(os.path.join(OUT, "smollm2_gpt2.json.zst"), fx)
+
+
 # ------------------------------------------------------------------ byte-level GGUF
 
 # The shared byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
@@ -708,7 +733,7 @@ def write_bpe_gguf(path, md):
     w.add_token_list(md["tokenizer.ggml.tokens"])
     w.add_token_types(md["tokenizer.ggml.token_type"])
     w.add_token_merges(md["tokenizer.ggml.merges"])
-    w.add_add_bos_token(md["tokenizer.ggml.add_bos_token"])
+    w.add_add_bos_token(md.get("tokenizer.ggml.add_bos_token", False))
     w.add_bos_token_id(md["tokenizer.ggml.bos_token_id"])
     w.add_eos_token_id(md["tokenizer.ggml.eos_token_id"])
     w.write_header_to_file()
@@ -829,6 +854,8 @@ def main():
         spm_gguf(corpus, shared["llama2"][0], everything)
     if not only or "gguf_bpe" in only:
         gguf_bpe(corpus, shared)
+    if not only or "smollm2_gpt2" in only:
+        gpt2_pre(corpus, everything)
     if only and "smollm2" not in only:
         return
     md, ref, vs_transformers = smollm2(corpus)

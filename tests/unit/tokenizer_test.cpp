@@ -200,6 +200,9 @@ TEST(TokenizerExact, BpeSubwordPrefixAndSuffix) {
 TEST(TokenizerExact, SmolLM2Gguf) {
   check_against_reference("smollm2", kAll);
 }
+TEST(TokenizerExact, SmolLM2VocabAsGgufGpt2) {
+  check_against_reference("smollm2_gpt2", kAll);
+}
 TEST(TokenizerExact, SentencePieceGguf) {
   check_against_reference("llama_spm_gguf", kAll);
 }

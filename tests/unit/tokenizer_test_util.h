@@ -180,7 +180,7 @@ inline json gguf_bpe_metadata(const json& tj, const json& desc) {
 }
 
 // Loads the tokenizer a fixture's "load" field describes ("config+": tokenizer_config.json
-// keys replaced).
+// keys replaced; "gguf+": GGUF metadata keys replaced).
 inline std::unique_ptr<Tokenizer> load_tokenizer(const json& load) {
   if (load.contains("shared") && load.contains("config+")) {
     const std::string name = load["shared"];
@@ -194,7 +194,9 @@ inline std::unique_ptr<Tokenizer> load_tokenizer(const json& load) {
     return Tokenizer::from_json(zstd_json(kFixtures / load["file"].get<std::string>()), json());
   }
   if (load.contains("gguf")) {
-    return Tokenizer::from_gguf_metadata(zstd_json(kFixtures / load["gguf"].get<std::string>()));
+    json metadata = zstd_json(kFixtures / load["gguf"].get<std::string>());
+    if (load.contains("gguf+")) metadata.update(load["gguf+"]);
+    return Tokenizer::from_gguf_metadata(metadata);
   }
   if (load.contains("legacy")) return Tokenizer::from_json(legacy_variant(load["legacy"]), json());
   json base = base_json(load.at("base").get<std::string>());
