@@ -594,7 +594,7 @@ def smollm2(corpus):
 # ---------------------------------------------------------------- SentencePiece GGUF
 
 
-def write_spm_gguf(path, tj):
+def write_spm_gguf(path, tj, add_space_prefix=None):
     """A vocab-only GGUF with tokenizer.ggml.model "llama" from llama2's vocabulary. The
     scores are made up (-rank after the byte tokens): llama.cpp merges by score, so they
     decide the ids, and llama.cpp computes the reference from this same file."""
@@ -629,6 +629,8 @@ def write_spm_gguf(path, tj):
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
     w.add_unk_token_id(0)
+    if add_space_prefix is not None:
+        w.add_add_space_prefix(add_space_prefix)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -650,7 +652,7 @@ class SpmGgufRef:
         return self.hf.decode(ids, skip_special)
 
 
-def spm_gguf(corpus, llama2, everything):
+def spm_gguf(corpus, llama2, everything, subset):
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "spm.gguf")
@@ -661,6 +663,19 @@ def spm_gguf(corpus, llama2, everything):
                           "llama2's vocabulary with made-up scores; decode: HF tokenizers with "
                           "llama2's decoder", {"gguf": "llama_spm_gguf_meta.json.zst"})
         write_zst(os.path.join(OUT, "llama_spm_gguf.json.zst"), fx)
+        # add_space_prefix false (as Gemma's GGUFs): no space before the text, and the
+        # decoder keeps a leading one (llama2's decoder without its Strip).
+        edits = {"tokenizer.ggml.add_space_prefix": False}
+        path = os.path.join(tmp, "spm_nospace.gguf")
+        write_spm_gguf(path, llama2, add_space_prefix=False)
+        no_strip = copy(llama2)
+        no_strip["decoder"]["decoders"] = [d for d in no_strip["decoder"]["decoders"]
+                                           if d["type"] != "Strip"]
+        fx = make_fixture("llama_spm_gguf_nospace", SpmGgufRef(path, no_strip), corpus, subset,
+                          "as llama_spm_gguf with tokenizer.ggml.add_space_prefix false; decode: "
+                          "llama2's decoder without its Strip",
+                          {"gguf": "llama_spm_gguf_meta.json.zst", "gguf+": edits})
+        write_zst(os.path.join(OUT, "llama_spm_gguf_nospace.json.zst"), fx)
 
 
 def gpt2_pre(corpus, everything):
@@ -851,7 +866,7 @@ def main():
                   make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}", load))
 
     if not only or "llama_spm_gguf" in only:
-        spm_gguf(corpus, shared["llama2"][0], everything)
+        spm_gguf(corpus, shared["llama2"][0], everything, subset)
     if not only or "gguf_bpe" in only:
         gguf_bpe(corpus, shared)
     if not only or "smollm2_gpt2" in only:

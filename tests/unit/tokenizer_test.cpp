@@ -206,6 +206,9 @@ TEST(TokenizerExact, SmolLM2VocabAsGgufGpt2) {
 TEST(TokenizerExact, SentencePieceGguf) {
   check_against_reference("llama_spm_gguf", kAll);
 }
+TEST(TokenizerExact, SentencePieceGgufNoSpacePrefix) {
+  check_against_reference("llama_spm_gguf_nospace", kSubset);
+}
 namespace {
 // The shared byte-level tokenizers converted to GGUF vocabularies (one per
 // tokenizer.ggml.pre kind) must tokenize exactly like their tokenizer.json.
