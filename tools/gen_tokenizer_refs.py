@@ -703,6 +703,25 @@ def gpt2_pre(corpus, everything):
     write_zst(os.path.join(OUT, "smollm2_gpt2.json.zst"), fx)
 
 
+def gguf_affixes(corpus):
+    """tokenizer.ggml.add_bos_token / add_eos_token both true on SmolLM2's vocabulary:
+    llama.cpp's ids with add_special on, for the handwritten strings."""
+    import tempfile
+    edits = {"tokenizer.ggml.add_bos_token": True, "tokenizer.ggml.add_eos_token": True}
+    md = gguf_metadata(SMOLLM2_GGUF)
+    md.update(edits)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "affixes.gguf")
+        write_bpe_gguf(path, md, add_eos=True)
+        lc = LlamaCppRef(path)
+        cases = [{"i": i, "ids": lc.encode(corpus[i], True, True)} for i in range(len(HANDWRITTEN))]
+    assert all(c["ids"][0] == md["tokenizer.ggml.bos_token_id"] and
+               c["ids"][-1] == md["tokenizer.ggml.eos_token_id"] for c in cases)
+    write_zst(os.path.join(OUT, "gguf_affixes.json.zst"),
+              {"source": "llama-cpp-python, SmolLM2's vocabulary with both flags set",
+               "load": {"gguf": "smollm2_gguf_meta.json.zst", "gguf+": edits}, "cases": cases})
+
+
 # ------------------------------------------------------------------ byte-level GGUF
 
 # The shared byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
@@ -733,7 +752,7 @@ def gguf_bpe_metadata(tj, pre, add_bos, bos, eos):
             "tokenizer.ggml.bos_token_id": bos, "tokenizer.ggml.eos_token_id": eos}
 
 
-def write_bpe_gguf(path, md):
+def write_bpe_gguf(path, md, add_eos=False):
     from gguf import GGUFWriter
     w = GGUFWriter(path, "llama")
     # llama.cpp reads these even for a vocab-only load.
@@ -751,6 +770,8 @@ def write_bpe_gguf(path, md):
     w.add_add_bos_token(md.get("tokenizer.ggml.add_bos_token", False))
     w.add_bos_token_id(md["tokenizer.ggml.bos_token_id"])
     w.add_eos_token_id(md["tokenizer.ggml.eos_token_id"])
+    if add_eos:
+        w.add_add_eos_token(True)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -871,6 +892,8 @@ def main():
         gguf_bpe(corpus, shared)
     if not only or "smollm2_gpt2" in only:
         gpt2_pre(corpus, everything)
+    if not only or "gguf_affixes" in only:
+        gguf_affixes(corpus)
     if only and "smollm2" not in only:
         return
     md, ref, vs_transformers = smollm2(corpus)

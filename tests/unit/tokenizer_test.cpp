@@ -328,6 +328,15 @@ TEST(TokenizerGguf, RealFileMatchesMetadataFixture) {
   }
 }
 
+TEST(TokenizerGguf, AddBosAndEosFlagsMatchLlamaCpp) {
+  const json fx = zstd_json(kFixtures / "gguf_affixes.json.zst");
+  const auto tok = load_tokenizer(fx.at("load"));
+  for (const auto& c : fx.at("cases")) {
+    const std::string& text = corpus().strings.at(c.at("i").get<size_t>());
+    EXPECT_EQ(tok->encode(text, true), c.at("ids").get<std::vector<int32_t>>()) << preview(text);
+  }
+}
+
 TEST(TokenizerGguf, Errors) {
   json md = zstd_json(kFixtures / "smollm2_gguf_meta.json.zst");
   auto expect_error = [&](const json& m, const std::string& needle) {
