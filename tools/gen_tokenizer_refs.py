@@ -356,6 +356,36 @@ EDITS = {
             {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
             {"type": "Replace", "pattern": {"Regex": "[0-9]"}, "content": "#"}]},
         "model+": {"byte_fallback": True}}),
+    # Split's invert with every behavior but Contiguous (qwen3_added has that one), one-sided
+    # Strip, BertNormalizer without clean_text, and fuse_unk meeting unknown characters.
+    "bpe_suffix_inverted": ("bpe_suffix", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "BertNormalizer", "clean_text": False, "handle_chinese_chars": True,
+             "strip_accents": False, "lowercase": True},
+            {"type": "Strip", "strip_left": True, "strip_right": False}]},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "[^\\n]+"}, "behavior": "Removed", "invert": True},
+            {"type": "Split", "pattern": {"Regex": "\\p{P}"}, "behavior": "MergedWithPrevious",
+             "invert": True},
+            {"type": "Split", "pattern": {"String": "e"}, "behavior": "MergedWithNext", "invert": True},
+            {"type": "Split", "pattern": {"Regex": "\\d"}, "behavior": "Isolated", "invert": True},
+            {"type": "Punctuation", "behavior": "MergedWithNext"}]},
+        "model+": {"fuse_unk": True}}),
+    # Metaspace with prepend_scheme "never" (pre-tokenizer and decoder), right-only Strip.
+    "unigram_never": ("unigram", {
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "NFKC"}, {"type": "Strip", "strip_left": False, "strip_right": True}]},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never",
+                          "split": True},
+        "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never",
+                    "split": True}}),
+}
+
+# tokenizer_config.json edits of a shared tokenizer ("config+" in the fixture's load): the
+# reference gets the post-processor transformers 4's LlamaTokenizerFast.update_post_processor
+# builds from the flags (with_config).
+CONFIG_EDITS = {
+    "llama2_eos": ("llama2", {"add_bos_token": False, "add_eos_token": True}),
 }
 
 
@@ -564,7 +594,7 @@ def smollm2(corpus):
 # ---------------------------------------------------------------- SentencePiece GGUF
 
 
-def write_spm_gguf(path, tj):
+def write_spm_gguf(path, tj, add_space_prefix=None):
     """A vocab-only GGUF with tokenizer.ggml.model "llama" from llama2's vocabulary. The
     scores are made up (-rank after the byte tokens): llama.cpp merges by score, so they
     decide the ids, and llama.cpp computes the reference from this same file."""
@@ -599,6 +629,8 @@ def write_spm_gguf(path, tj):
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
     w.add_unk_token_id(0)
+    if add_space_prefix is not None:
+        w.add_add_space_prefix(add_space_prefix)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -620,7 +652,7 @@ class SpmGgufRef:
         return self.hf.decode(ids, skip_special)
 
 
-def spm_gguf(corpus, llama2, everything):
+def spm_gguf(corpus, llama2, everything, subset):
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "spm.gguf")
@@ -631,6 +663,157 @@ def spm_gguf(corpus, llama2, everything):
                           "llama2's vocabulary with made-up scores; decode: HF tokenizers with "
                           "llama2's decoder", {"gguf": "llama_spm_gguf_meta.json.zst"})
         write_zst(os.path.join(OUT, "llama_spm_gguf.json.zst"), fx)
+        # add_space_prefix false (as Gemma's GGUFs): no space before the text, and the
+        # decoder keeps a leading one (llama2's decoder without its Strip).
+        edits = {"tokenizer.ggml.add_space_prefix": False}
+        path = os.path.join(tmp, "spm_nospace.gguf")
+        write_spm_gguf(path, llama2, add_space_prefix=False)
+        no_strip = copy(llama2)
+        no_strip["decoder"]["decoders"] = [d for d in no_strip["decoder"]["decoders"]
+                                           if d["type"] != "Strip"]
+        fx = make_fixture("llama_spm_gguf_nospace", SpmGgufRef(path, no_strip), corpus, subset,
+                          "as llama_spm_gguf with tokenizer.ggml.add_space_prefix false; decode: "
+                          "llama2's decoder without its Strip",
+                          {"gguf": "llama_spm_gguf_meta.json.zst", "gguf+": edits})
+        write_zst(os.path.join(OUT, "llama_spm_gguf_nospace.json.zst"), fx)
+
+
+def gpt2_pre(corpus, everything):
+    """The plain GPT-2 pre-tokenizer (tokenizer.ggml.pre "gpt-2"): SmolLM2's vocabulary under
+    that name. Reference: transformers' GGUF conversion, which builds exactly GPT-2's
+    ByteLevel pipeline; llama.cpp on the same metadata must agree."""
+    import tempfile
+    md, edits = gguf_metadata(SMOLLM2_GGUF), {"tokenizer.ggml.pre": "gpt-2"}
+    md.update(edits)
+    hf_tok, _ = hf_from_gguf(SMOLLM2_GGUF)
+    ref = HfRef(hf_tok)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gpt2.gguf")
+        write_bpe_gguf(path, md)
+        lc = LlamaCppRef(path)
+        differs = [i for i, s in enumerate(corpus)
+                   if any(ref.encode(s, a, p) != lc.encode(s, a, p)
+                          for a, p in ((False, True), (True, True), (False, False)))]
+    print(f"  smollm2_gpt2: llama.cpp differs from HF on {len(differs)} strings")
+    assert not differs, differs[:10]
+    fx = make_fixture("smollm2_gpt2", ref, corpus, everything,
+                      "transformers' GGUF conversion (GPT-2 ByteLevel) of SmolLM2's vocabulary; "
+                      "identical to llama-cpp-python with tokenizer.ggml.pre gpt-2",
+                      {"gguf": "smollm2_gguf_meta.json.zst", "gguf+": edits})
+    write_zst(os.path.join(OUT, "smollm2_gpt2.json.zst"), fx)
+
+
+def gguf_affixes(corpus):
+    """tokenizer.ggml.add_bos_token / add_eos_token both true on SmolLM2's vocabulary:
+    llama.cpp's ids with add_special on, for the handwritten strings."""
+    import tempfile
+    edits = {"tokenizer.ggml.add_bos_token": True, "tokenizer.ggml.add_eos_token": True}
+    md = gguf_metadata(SMOLLM2_GGUF)
+    md.update(edits)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "affixes.gguf")
+        write_bpe_gguf(path, md, add_eos=True)
+        lc = LlamaCppRef(path)
+        cases = [{"i": i, "ids": lc.encode(corpus[i], True, True)} for i in range(len(HANDWRITTEN))]
+    assert all(c["ids"][0] == md["tokenizer.ggml.bos_token_id"] and
+               c["ids"][-1] == md["tokenizer.ggml.eos_token_id"] for c in cases)
+    write_zst(os.path.join(OUT, "gguf_affixes.json.zst"),
+              {"source": "llama-cpp-python, SmolLM2's vocabulary with both flags set",
+               "load": {"gguf": "smollm2_gguf_meta.json.zst", "gguf+": edits}, "cases": cases})
+
+
+# ------------------------------------------------------------------ byte-level GGUF
+
+# The shared byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
+# with the tokenizer.ggml.pre name llama.cpp's converter gives each model.
+GGUF_BPE = {"llama3": "llama-bpe", "qwen3": "qwen2", "gptoss": "gpt-4o",
+            "deepseek_v3": "deepseek-v3"}
+
+
+def gguf_bpe_metadata(tj, pre, add_bos, bos, eos):
+    """tokenizer.json -> GGUF tokenizer metadata, the way convert_hf_to_gguf.py lays it out:
+    tokens by id, added tokens CONTROL when special else USER_DEFINED, merges "left right".
+    (The converter also marks non-special tokens that look special, "<|...|>", CONTROL;
+    this keeps HF's special flags so parse_special=false means the same on both sides.)
+    tests/unit/tokenizer_test_util.h builds the same metadata."""
+    from gguf import TokenType
+    by_id = {i: t for t, i in tj["model"]["vocab"].items()}
+    types = {i: TokenType.NORMAL for i in by_id}
+    for a in tj["added_tokens"]:
+        by_id[a["id"]] = a["content"]
+        types[a["id"]] = TokenType.CONTROL if a["special"] else TokenType.USER_DEFINED
+    n = max(by_id) + 1
+    assert len(by_id) == n, "vocabulary has holes"
+    merges = [m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]]
+    return {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre,
+            "tokenizer.ggml.tokens": [by_id[i] for i in range(n)],
+            "tokenizer.ggml.token_type": [int(types[i]) for i in range(n)],
+            "tokenizer.ggml.merges": merges, "tokenizer.ggml.add_bos_token": add_bos,
+            "tokenizer.ggml.bos_token_id": bos, "tokenizer.ggml.eos_token_id": eos}
+
+
+def write_bpe_gguf(path, md, add_eos=False):
+    from gguf import GGUFWriter
+    w = GGUFWriter(path, "llama")
+    # llama.cpp reads these even for a vocab-only load.
+    w.add_context_length(4096)
+    w.add_embedding_length(64)
+    w.add_block_count(1)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre(md["tokenizer.ggml.pre"])
+    w.add_token_list(md["tokenizer.ggml.tokens"])
+    w.add_token_types(md["tokenizer.ggml.token_type"])
+    w.add_token_merges(md["tokenizer.ggml.merges"])
+    w.add_add_bos_token(md.get("tokenizer.ggml.add_bos_token", False))
+    w.add_bos_token_id(md["tokenizer.ggml.bos_token_id"])
+    w.add_eos_token_id(md["tokenizer.ggml.eos_token_id"])
+    if add_eos:
+        w.add_add_eos_token(True)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def gguf_bpe(corpus, shared):
+    """What the test needs to rebuild each GGUF vocabulary from the shared tokenizer.json.
+
+    Expected ids are those of the shared fixture (HF `tokenizers` on the model's own
+    tokenizer.json): the GGUF must tokenize like the tokenizer it was converted from.
+    llama.cpp (llama-cpp-python) on the same GGUF is compared and its disagreements are
+    recorded, as a check of the conversion and of llama.cpp's pre-tokenizer."""
+    import tempfile
+    out = {}
+    for name, pre in GGUF_BPE.items():
+        tj, cfg = shared[name]
+        ref_tj = with_config(tj, cfg)
+        ref = HfRef(Tokenizer.from_str(json.dumps(ref_tj)))
+        probe = ref.encode("Hello", True, True)
+        add_bos = len(probe) > len(ref.encode("Hello", False, True))
+        bos = token_id(tj, cfg["bos_token"]["content"] if isinstance(cfg.get("bos_token"), dict)
+                       else cfg.get("bos_token") or "<|endoftext|>")
+        eos_name = cfg["eos_token"]["content"] if isinstance(cfg["eos_token"], dict) else cfg["eos_token"]
+        eos = token_id(tj, eos_name)
+        if add_bos:
+            assert probe[0] == bos, (name, probe, bos)
+        md = gguf_bpe_metadata(tj, pre, add_bos, bos, eos)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, f"{name}.gguf")
+            write_bpe_gguf(path, md)
+            lc = LlamaCppRef(path)
+            differs = []
+            for i, s in enumerate(corpus):
+                if any(ref.encode(s, a, p) != lc.encode(s, a, p)
+                       for a, p in ((False, True), (True, True), (False, False))):
+                    differs.append(i)
+        print(f"  {name} as GGUF (pre {pre}): llama.cpp differs from HF on {len(differs)} "
+              f"of {len(corpus)} strings")
+        out[name] = {"pre": pre, "add_bos": add_bos, "bos": bos, "eos": eos,
+                     "llama_cpp_differs": differs}
+    write_zst(os.path.join(OUT, "gguf_bpe.json.zst"), out)
 
 
 # ----------------------------------------------------------------------------- main
@@ -690,6 +873,12 @@ def main():
         load = {"base": base, "edits": edits, "unigram_bytes": vname == "unigram_fallback"}
         jobs.append((vname, apply_edits(tj, edits), subset, f"{base} edited (see EDITS)", load))
 
+    for vname, (base, edits) in CONFIG_EDITS.items():
+        tj, cfg = shared[base]
+        jobs.append((vname, with_config(tj, {**cfg, **edits}), subset,
+                     f"{base} with tokenizer_config.json edits {edits}",
+                     {"shared": base, "config+": edits}))
+
     for name, tj, idx, source, load in jobs:
         if only and name not in only:
             continue
@@ -698,7 +887,13 @@ def main():
                   make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}", load))
 
     if not only or "llama_spm_gguf" in only:
-        spm_gguf(corpus, shared["llama2"][0], everything)
+        spm_gguf(corpus, shared["llama2"][0], everything, subset)
+    if not only or "gguf_bpe" in only:
+        gguf_bpe(corpus, shared)
+    if not only or "smollm2_gpt2" in only:
+        gpt2_pre(corpus, everything)
+    if not only or "gguf_affixes" in only:
+        gguf_affixes(corpus)
     if only and "smollm2" not in only:
         return
     md, ref, vs_transformers = smollm2(corpus)

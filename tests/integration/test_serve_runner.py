@@ -57,6 +57,19 @@ def test_status_tokenize_detokenize(runner):
     assert ids and runner.post("/detokenize", json={"tokens": ids}).json()["content"] == "Hello world"
 
 
+def test_invalid_utf8_body_is_a_400(runner):
+    # Text inside a JSON body must be valid UTF-8 (RFC 8259): raw invalid bytes and lone
+    # surrogate escapes are refused before the tokenizer sees them; the error is valid JSON.
+    for body in [b'{"content": "a\xffb"}', b'{"content": "a\\udcffb"}']:
+        r = runner.post("/tokenize", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert "invalid JSON in the request body" in r.json()["error"]
+    r = runner.post("/completion", content=b'{"prompt": "\xc3", "options": {"num_predict": 1}}')
+    assert r.status_code == 400 and "UTF-8" in r.json()["error"]
+    # U+FFFD itself is ordinary text.
+    assert runner.post("/tokenize", json={"content": "a\ufffdb"}).json()["tokens"] == [81, 24211, 82]
+
+
 def test_completion_stream_and_prefix_reuse(runner):
     body = {"prompt": "The capital of France is", "options": {"temperature": 0, "num_predict": 5}}
     with runner.stream("POST", "/completion", json=body) as r:

@@ -85,6 +85,26 @@ def test_round_trip_through_ids(run, llama2_dir):
     assert r.stdout == text + "\n"
 
 
+@pytest.mark.parametrize("raw", [b"a\xffb", b"x\xe2\x82y", b"\xed\xa0\x80<|im_start|>\xc3",
+                                 b"ok \xf0\x9f\x98", b"\xc0\xaf\x80\x80 naive"])
+def test_invalid_utf8_reads_as_replacement(heron_bin, tiny_llama, llama2_dir, default_model, raw):
+    """The one rule: each maximal invalid subpart is one U+FFFD (Python's errors="replace"),
+    for the text argument and for standard input alike."""
+    text = raw.decode("utf-8", "replace")
+    for model in (tiny_llama, llama2_dir, default_model):
+        if model == default_model:  # GGUF: as the U+FFFD text (tests/unit checks that vs HF)
+            want = subprocess.run([str(heron_bin), "tokenize", "--model", str(model), "--ids", text],
+                                  capture_output=True).stdout
+            assert want.strip()
+        else:
+            want = (" ".join(map(str, reference(model).encode(text).ids)) + "\n").encode()
+        for args, stdin in (([raw], None), ([b"-"], raw)):
+            r = subprocess.run([str(heron_bin), "tokenize", "--model", str(model), "--ids", *args],
+                               input=stdin, capture_output=True)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == want, (model, raw)
+
+
 def test_default_model_and_gguf(run, default_model):
     by_name = ids_of(run("tokenize", "--model", "default", "--ids", "Hello world"))
     assert by_name == ids_of(run("tokenize", "--model", default_model, "--ids", "Hello world"))

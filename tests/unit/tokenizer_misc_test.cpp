@@ -169,6 +169,18 @@ TEST(TokenizerMalformed, Errors) {
   t["added_tokens"][0]["id"] = "260";
   expect_json_error(t, "must be an integer");
 
+  // Duplicate added tokens: HF renumbers or drops them quietly; heron refuses.
+  t = tiny_tokenizer();
+  t["added_tokens"].push_back({{"id", 260}, {"content", "<dup>"}, {"special", true}});
+  expect_json_error(t, "added tokens '<eos>' and '<dup>' both have id 260");
+  t = tiny_tokenizer();
+  t["added_tokens"].push_back({{"id", 261}, {"content", "<eos>"}, {"special", true}});
+  expect_json_error(t, "added token '<eos>' is listed twice (ids 260 and 261)");
+  t = tiny_tokenizer();
+  t["added_tokens"].push_back(t["added_tokens"][0]);  // the same entry twice is one token
+  EXPECT_EQ(Tokenizer::from_json(t, json())->encode("hello<eos>"),
+            (std::vector<int32_t>{259, 260}));
+
   t = tiny_tokenizer();
   t["post_processor"] = {{"type", "TemplateProcessing"},
                          {"single", json::array({{{"SpecialToken", {{"id", "<s>"}}}}})},
@@ -213,6 +225,9 @@ TEST(TokenizerMalformed, Errors) {
   t = tiny_tokenizer();
   t["model"]["merges"].push_back("he zz");
   expect_file_error(t, "'zz'");
+  t = tiny_tokenizer();
+  t["added_tokens"].push_back({{"id", 260}, {"content", "<dup>"}, {"special", true}});
+  expect_file_error(t, "both have id 260");
   {
     // 100,000 nested arrays: an error, not a stack overflow.
     const fs::path path = temp_dir() / "deep.json";

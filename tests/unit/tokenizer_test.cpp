@@ -98,10 +98,12 @@ std::string streamed(const Tokenizer& tok, const std::vector<int32_t>& ids, bool
   return out + stream.flush();
 }
 
-// Every corpus string, every mode, decode and streaming, against the fixture.
-void check_against_reference(const std::string& name, size_t min_cases) {
+// Every corpus string, every mode, decode and streaming, against the fixture; `other`
+// replaces the tokenizer the fixture describes (the same vocabulary loaded another way).
+void check_against_reference(const std::string& name, size_t min_cases,
+                             const Tokenizer* other = nullptr) {
   const json& fx = fixture(name);
-  const Tokenizer& tok = tokenizer(name);
+  const Tokenizer& tok = other != nullptr ? *other : tokenizer(name);
   const auto& strings = corpus().strings;
   const auto prefix = fx.at("prefix").get<std::vector<int32_t>>();
   const auto suffix = fx.at("suffix").get<std::vector<int32_t>>();
@@ -198,9 +200,37 @@ TEST(TokenizerExact, BpeSubwordPrefixAndSuffix) {
 TEST(TokenizerExact, SmolLM2Gguf) {
   check_against_reference("smollm2", kAll);
 }
+TEST(TokenizerExact, SmolLM2VocabAsGgufGpt2) {
+  check_against_reference("smollm2_gpt2", kAll);
+}
 TEST(TokenizerExact, SentencePieceGguf) {
   check_against_reference("llama_spm_gguf", kAll);
 }
+TEST(TokenizerExact, SentencePieceGgufNoSpacePrefix) {
+  check_against_reference("llama_spm_gguf_nospace", kSubset);
+}
+namespace {
+// The shared byte-level tokenizers converted to GGUF vocabularies (one per
+// tokenizer.ggml.pre kind) must tokenize exactly like their tokenizer.json.
+void check_gguf_bpe(const std::string& name) {
+  const json desc = zstd_json(kFixtures / "gguf_bpe.json.zst").at(name);
+  const auto tok = Tokenizer::from_gguf_metadata(gguf_bpe_metadata(base_json(name), desc));
+  check_against_reference(name, kAll, tok.get());
+}
+}  // namespace
+TEST(TokenizerExact, Llama3AsGgufLlamaBpe) {
+  check_gguf_bpe("llama3");
+}
+TEST(TokenizerExact, Qwen3AsGgufQwen2) {
+  check_gguf_bpe("qwen3");
+}
+TEST(TokenizerExact, GptOssAsGgufGpt4o) {
+  check_gguf_bpe("gptoss");
+}
+TEST(TokenizerExact, DeepSeekV3AsGgufDeepSeekV3) {
+  check_gguf_bpe("deepseek_v3");
+}
+
 TEST(TokenizerExact, Llama3TemplateProcessing) {
   check_against_reference("llama3_template", kSubset);
 }
@@ -224,6 +254,15 @@ TEST(TokenizerExact, BertWhitespaceStripAccentsSequenceProcessor) {
 }
 TEST(TokenizerExact, UnigramByteFallback) {
   check_against_reference("unigram_fallback", kSubset);
+}
+TEST(TokenizerExact, BpeSplitInvertStripLeftFuseUnk) {
+  check_against_reference("bpe_suffix_inverted", kSubset);
+}
+TEST(TokenizerExact, UnigramMetaspaceNeverStripRight) {
+  check_against_reference("unigram_never", kSubset);
+}
+TEST(TokenizerExact, Llama2ConfigAddEosNoBos) {
+  check_against_reference("llama2_eos", kSubset);
 }
 
 TEST(TokenizerConfig, Qwen3SpecialsAndTemplate) {
@@ -286,6 +325,15 @@ TEST(TokenizerGguf, RealFileMatchesMetadataFixture) {
   for (size_t i = 0; i < corpus().strings.size(); i += 11) {
     const std::string& s = corpus().strings[i];
     EXPECT_EQ(tok->encode(s, true), ref.encode(s, true)) << "corpus[" << i << "]";
+  }
+}
+
+TEST(TokenizerGguf, AddBosAndEosFlagsMatchLlamaCpp) {
+  const json fx = zstd_json(kFixtures / "gguf_affixes.json.zst");
+  const auto tok = load_tokenizer(fx.at("load"));
+  for (const auto& c : fx.at("cases")) {
+    const std::string& text = corpus().strings.at(c.at("i").get<size_t>());
+    EXPECT_EQ(tok->encode(text, true), c.at("ids").get<std::vector<int32_t>>()) << preview(text);
   }
 }
 

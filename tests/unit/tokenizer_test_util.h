@@ -151,14 +151,52 @@ inline json unigram_with_bytes(json t) {
 // The same tokenizer.json edits the generator makes for its older variants.
 json legacy_variant(const std::string& name);
 
-// Loads the tokenizer a fixture's "load" field describes.
+// The generator's gguf_bpe_metadata: a byte-level tokenizer.json laid out as GGUF
+// tokenizer metadata (tokens by id, added tokens CONTROL when special else USER_DEFINED,
+// merges "left right"); `desc` is its entry in gguf_bpe.json.zst.
+inline json gguf_bpe_metadata(const json& tj, const json& desc) {
+  std::map<int64_t, std::pair<std::string, int>> by_id;
+  for (const auto& [token, id] : tj.at("model").at("vocab").items())
+    by_id[id.get<int64_t>()] = {token, 1};
+  for (const auto& a : tj.at("added_tokens"))
+    by_id[a.at("id").get<int64_t>()] = {a.at("content"), a.at("special").get<bool>() ? 3 : 4};
+  json tokens = json::array(), types = json::array(), merges = json::array();
+  for (const auto& [id, token] : by_id) {
+    if (id != static_cast<int64_t>(tokens.size())) throw std::runtime_error("vocab has holes");
+    tokens.push_back(token.first);
+    types.push_back(token.second);
+  }
+  for (const auto& m : tj.at("model").at("merges"))
+    merges.push_back(m.is_string() ? m.get<std::string>()
+                                   : m[0].get<std::string>() + " " + m[1].get<std::string>());
+  return {{"tokenizer.ggml.model", "gpt2"},
+          {"tokenizer.ggml.pre", desc.at("pre")},
+          {"tokenizer.ggml.tokens", std::move(tokens)},
+          {"tokenizer.ggml.token_type", std::move(types)},
+          {"tokenizer.ggml.merges", std::move(merges)},
+          {"tokenizer.ggml.add_bos_token", desc.at("add_bos")},
+          {"tokenizer.ggml.bos_token_id", desc.at("bos")},
+          {"tokenizer.ggml.eos_token_id", desc.at("eos")}};
+}
+
+// Loads the tokenizer a fixture's "load" field describes ("config+": tokenizer_config.json
+// keys replaced; "gguf+": GGUF metadata keys replaced).
 inline std::unique_ptr<Tokenizer> load_tokenizer(const json& load) {
+  if (load.contains("shared") && load.contains("config+")) {
+    const std::string name = load["shared"];
+    std::ifstream in(hf_dir(name) / "tokenizer_config.json");
+    json config = json::parse(in);
+    config.update(load["config+"]);
+    return Tokenizer::from_json(base_json(name), config);
+  }
   if (load.contains("shared")) return Tokenizer::from_hf_dir(hf_dir(load["shared"]));
   if (load.contains("file")) {
     return Tokenizer::from_json(zstd_json(kFixtures / load["file"].get<std::string>()), json());
   }
   if (load.contains("gguf")) {
-    return Tokenizer::from_gguf_metadata(zstd_json(kFixtures / load["gguf"].get<std::string>()));
+    json metadata = zstd_json(kFixtures / load["gguf"].get<std::string>());
+    if (load.contains("gguf+")) metadata.update(load["gguf+"]);
+    return Tokenizer::from_gguf_metadata(metadata);
   }
   if (load.contains("legacy")) return Tokenizer::from_json(legacy_variant(load["legacy"]), json());
   json base = base_json(load.at("base").get<std::string>());

@@ -23,7 +23,19 @@ constexpr std::string_view kQwen2Pattern =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
     "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-enum class PreKind { Gpt2, DigitsGpt2, Llama3, Qwen2 };
+// o200k (GPT-4o, gpt-oss): case-aware words with optional contractions.
+constexpr std::string_view kGpt4oPattern =
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+"
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+"
+    "[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+// DeepSeek-V3: three splits in turn (numbers, CJK runs, then words and punctuation).
+constexpr std::array<std::string_view, 3> kDeepSeekV3Patterns = {
+    "\\p{N}{1,3}", "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?"
+    "[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"};
+
+enum class PreKind { Gpt2, DigitsGpt2, Llama3, Qwen2, Gpt4o, DeepSeekV3 };
 
 struct PreName {
   std::string_view name;
@@ -54,6 +66,8 @@ constexpr std::array kPreNames = {
     PreName{"qwen2", PreKind::Qwen2},
     PreName{"deepseek-r1-qwen", PreKind::Qwen2},
     PreName{"megrez", PreKind::Qwen2},
+    PreName{"gpt-4o", PreKind::Gpt4o},
+    PreName{"deepseek-v3", PreKind::DeepSeekV3},
 };
 
 // GGUF token types (llama.cpp's llama_token_type).
@@ -204,6 +218,19 @@ std::unique_ptr<Tokenizer> build(const nlohmann::json& md) {
       parts.normalizer = make_unicode_normalizer(UnicodeForm::NFC);
       steps.push_back(make_split(Regex::pattern(kQwen2Pattern), SplitBehavior::Isolated, false));
       steps.push_back(make_byte_level(false, false));
+      break;
+    case PreKind::Gpt4o:
+      steps.push_back(make_split(Regex::pattern(kGpt4oPattern), SplitBehavior::Isolated, false));
+      steps.push_back(make_byte_level(false, false));
+      // As gpt-oss's tokenizer.json; with o200k's merges it only saves work (BPE gives every
+      // in-vocab word its own token anyway: checked over the whole vocabulary).
+      ignore_merges = true;
+      break;
+    case PreKind::DeepSeekV3:
+      for (const std::string_view p : kDeepSeekV3Patterns)
+        steps.push_back(make_split(Regex::pattern(p), SplitBehavior::Isolated, false));
+      steps.push_back(make_byte_level(false, false));
+      default_add_bos = true;
       break;
   }
   parts.pre_tokenizer = make_sequence(std::move(steps));

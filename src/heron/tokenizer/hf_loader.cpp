@@ -3,6 +3,8 @@
 // and "padding" sections are ignored: they shape batches, not tokens.
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <unordered_map>
 
 #include "heron/core/error.h"
 #include "heron/tokenizer/chat_templates.h"
@@ -40,6 +42,9 @@ nlohmann::json read_json(const fs::path& path) {
 std::vector<AddedToken> parse_added(const nlohmann::json& tj) {
   std::vector<AddedToken> out;
   if (!tj.contains("added_tokens") || tj["added_tokens"].is_null()) return out;
+  // HF loads conflicting duplicates quietly but renumbers or drops some; refuse them.
+  std::unordered_map<int32_t, std::string> content_of;
+  std::unordered_map<std::string, int32_t> id_of;
   for (const auto& a : json_array(tj, "added_tokens", "tokenizer.json")) {
     AddedToken t;
     t.content = json_string(a, "content", "added token");
@@ -49,6 +54,15 @@ std::vector<AddedToken> parse_added(const nlohmann::json& tj) {
     }
     if (t.content.empty()) throw Error("tokenizer.json: an added token has empty content");
     t.id = static_cast<int32_t>(id);
+    if (const auto [it, fresh] = content_of.emplace(t.id, t.content); !fresh) {
+      if (it->second == t.content) continue;  // listed twice alike: one token, as in HF
+      throw Error("tokenizer.json: added tokens '" + it->second + "' and '" + t.content +
+                  "' both have id " + std::to_string(t.id));
+    }
+    if (const auto [it, fresh] = id_of.emplace(t.content, t.id); !fresh) {
+      throw Error("tokenizer.json: added token '" + t.content + "' is listed twice (ids " +
+                  std::to_string(it->second) + " and " + std::to_string(t.id) + ")");
+    }
     t.special = json_bool_or(a, "special", false, "added token");
     t.single_word = json_bool_or(a, "single_word", false, "added token");
     t.lstrip = json_bool_or(a, "lstrip", false, "added token");
