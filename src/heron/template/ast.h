@@ -229,8 +229,21 @@ struct PrintStmt : Stmt {
 
 struct IfStmt : Stmt {
   explicit IfStmt(Pos p) : Stmt(StmtKind::If, p) {}
+  // Called once the branches are parsed: lowers a leading run of branches that compare one
+  // read with str literals (lower.cpp).
+  void lower();
   std::vector<std::pair<ExprPtr, Body>> branches;
   Body otherwise;
+  // `if x == 'a' ... elif x == 'b' or x == 'c' ... elif x == 'd' and y`: the render reads
+  // `subject` once and picks the branch by its literals, testing `rest` (the `and y`) as
+  // usual. Branches past `cases`, or a subject that does not read as a plain str, take
+  // the general path.
+  struct Case {
+    std::vector<const std::string*> literals;  // the subject equals one of these...
+    const Expr* rest = nullptr;                // ...and this is true (null: nothing more)
+  };
+  StrRead subject;
+  std::vector<Case> cases;  // one per branch of the leading run
 };
 
 struct ForStmt : Stmt {

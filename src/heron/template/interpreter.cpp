@@ -7,6 +7,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -100,8 +101,19 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
-        for (const auto& [test, body] : n.branches) {
-          if (truth(*test)) return exec(body, out);
+        size_t i = 0;
+        if (!n.cases.empty()) {
+          if (const std::string* subject = read_string(n.subject)) {
+            for (; i < n.cases.size(); ++i) {
+              const IfStmt::Case& c = n.cases[i];
+              if (selects(c, *subject) && (!c.rest || truth(*c.rest))) {
+                return exec(n.branches[i].second, out);
+              }
+            }
+          }
+        }
+        for (; i < n.branches.size(); ++i) {
+          if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
         }
         return exec(n.otherwise, out);
       }
@@ -180,6 +192,13 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
     rethrow_at(f, s.pos);
   }
   return Flow::Normal;
+}
+
+bool Interpreter::selects(const IfStmt::Case& c, const std::string& subject) {
+  for (const std::string* literal : c.literals) {
+    if (same_text(subject, *literal)) return true;
+  }
+  return false;
 }
 
 Value Interpreter::make_macro(const std::string& name, const std::vector<Param>& params,

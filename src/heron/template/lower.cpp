@@ -28,6 +28,31 @@ bool add_pieces(const Expr& e, std::vector<StrRead>& pieces) {
   return true;
 }
 
+bool same_read(const StrRead& a, const StrRead& b) {
+  return a.kind == b.kind && a.slot == b.slot &&
+         (a.kind != StrRead::Kind::Member || *a.text == *b.text);
+}
+
+// Adds the literals `e` compares `subject` with (`subject == 'a'`, or an `or` of such),
+// taking the first read met as the subject; false for any other shape.
+bool add_literals(const Expr& e, StrRead& subject, std::vector<const std::string*>& literals) {
+  if (e.kind == ExprKind::Or) {
+    const auto& b = static_cast<const BinaryExpr&>(e);
+    return add_literals(*b.left, subject, literals) && add_literals(*b.right, subject, literals);
+  }
+  if (e.kind != ExprKind::Compare) return false;
+  const auto& c = static_cast<const CompareExpr&>(e);
+  const StrRead& read = c.first->read;
+  if (!c.literal || !c.equal || read.kind == StrRead::Kind::None ||
+      read.kind == StrRead::Kind::Text) {
+    return false;
+  }
+  if (subject.kind == StrRead::Kind::None) subject = read;
+  if (!same_read(subject, read)) return false;
+  literals.push_back(c.literal);
+  return true;
+}
+
 }  // namespace
 
 GetAttrExpr::GetAttrExpr(Pos p, ExprPtr o, std::string a)
@@ -50,6 +75,24 @@ void CompareExpr::lower() {
   if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
   literal = ops[0].second->read.text;
   equal = ops[0].first == CmpOp::Eq;
+}
+
+// Reading the subject once is the same as reading it per test: a read has no side
+// effects and the values it reads (context data, variables) cannot change within a test.
+void IfStmt::lower() {
+  for (const auto& [test, body] : branches) {
+    Case c;
+    const Expr* compared = test.get();
+    if (test->kind == ExprKind::And) {
+      const auto& b = static_cast<const BinaryExpr&>(*test);
+      compared = b.left.get();
+      c.rest = b.right.get();
+    }
+    StrRead s = subject;
+    if (!add_literals(*compared, s, c.literals)) break;
+    subject = s;
+    cases.push_back(std::move(c));
+  }
 }
 
 // A `+` chain of plain strs is their concatenation and `~` of plain strs too, so both

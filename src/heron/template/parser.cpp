@@ -274,6 +274,7 @@ class Parser {
       if (which == "else") node->otherwise = parse_statements({"endif"}, true);
       break;
     }
+    node->lower();
     return node;
   }
 
