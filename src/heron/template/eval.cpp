@@ -77,21 +77,18 @@ inline void copy_piece(char* dst, const std::string& piece) {
 
 }  // namespace
 
-bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, std::string& out) {
+bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
   const std::string* parts[PrintStmt::kMaxPieces];
   const size_t n = pieces.size();
-  size_t total = out.size();
+  size_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     const StrRead& r = pieces[i];
     parts[i] = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
     if (!parts[i]) return false;
     total += parts[i]->size();
   }
-  check_size(total);
-  // One resize (it grows the capacity geometrically), then plain copies.
-  const size_t at = out.size();
-  out.resize(total);
-  char* dst = out.data() + at;
+  check_size(out.size() + total);
+  char* dst = out.extend(total);
   for (size_t i = 0; i < n; ++i) {
     copy_piece(dst, *parts[i]);
     dst += parts[i]->size();
@@ -300,7 +297,17 @@ bool Interpreter::compare(CmpOp op, const Value& a, const Value& b) {
   return false;
 }
 
-void Interpreter::append_expr(const Expr& e, std::string& out) {
+void Interpreter::print(const Value& v, Output& out) {
+  if (v.is_string()) {
+    out += v.str();
+  } else {
+    std::string text;
+    append_str(text, v);
+    out += text;
+  }
+}
+
+void Interpreter::append_expr(const Expr& e, Output& out) {
   if (e.kind == ExprKind::Concat) {
     for (const auto& part : static_cast<const ConcatExpr&>(e).parts) {
       append_expr(*part, out);
@@ -312,8 +319,8 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     Value result;
     const size_t mark = out.size();
     if (!add_chain(static_cast<const BinaryExpr&>(e), &out, result)) {
-      out.resize(mark);
-      append_str(out, result);
+      out.erase(mark);
+      print(result, out);
     }
     return;
   }
@@ -321,14 +328,15 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     out += *s;
     return;
   }
-  append_str(out, eval(e));
+  print(eval(e), out);
 }
 
 // `s1 + s2 + ...` where s1 is a string: Python requires every operand to be a string too,
 // so the pieces are appended to `text` one by one (no string per `+`) and true is
 // returned (`result` is then a Markup when the text is one). Otherwise the chain is
 // folded with Python's `+` into `result`.
-bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& result) {
+template <class Text>
+bool Interpreter::add_chain(const BinaryExpr& e, Text* text, Value& result) {
   const BinaryExpr* chain[32];
   size_t n = 0;
   const Expr* first = &e;
@@ -360,13 +368,17 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
       return;
     }
     if (!markup) {  // Markup.__radd__: escape what came before
-      std::string before = text->substr(start);
-      text->resize(start);
-      append_html_escaped(*text, before);
+      std::string before(std::string_view(*text).substr(start));
+      text->erase(start);
+      std::string escaped;
+      append_html_escaped(escaped, before);
+      *text += escaped;
       markup = true;
     }
     if (markup && !right.is_markup()) {
-      append_html_escaped(*text, right.str());
+      std::string escaped;
+      append_html_escaped(escaped, right.str());
+      *text += escaped;
     } else {
       *text += right.str();
     }

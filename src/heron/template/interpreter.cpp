@@ -45,11 +45,10 @@ std::string Interpreter::render() {
     explicit BuildLimit(size_t limit) { max_build_bytes = limit; }
     ~BuildLimit() { max_build_bytes = saved; }
   } limit(settings_.limits.max_output_bytes);
-  std::string out;
-  out.reserve(program_.last_output_bytes.load(std::memory_order_relaxed));
+  Output out(program_.last_output_bytes.load(std::memory_order_relaxed));
   exec(program_.body, out);
   program_.last_output_bytes.store(out.size(), std::memory_order_relaxed);
-  return out;
+  return out.take();
 }
 
 void Interpreter::output_limit_exceeded() const {
@@ -64,7 +63,7 @@ void Interpreter::step_limit_exceeded() const {
 
 // ------------------------------------------------------------------------ statements
 
-Interpreter::Flow Interpreter::exec(const Body& body, std::string& out) {
+Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
   for (const auto& s : body) {
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
@@ -73,7 +72,7 @@ Interpreter::Flow Interpreter::exec(const Body& body, std::string& out) {
 }
 
 std::string Interpreter::capture(const Body& body) {
-  std::string out;
+  Output out;
   auto saved = scope_;
   scope_ = std::make_shared<Scope>(saved);
   try {
@@ -83,10 +82,10 @@ std::string Interpreter::capture(const Body& body) {
     throw;
   }
   scope_ = saved;
-  return out;
+  return out.take();
 }
 
-Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
+Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
   try {
     switch (s.kind) {
       case StmtKind::Text:
@@ -150,14 +149,14 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
         CallArgs args;
         eval_args(call.args, args);
         args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
-        append_str(out, this->call(callee, args));
+        print(this->call(callee, args), out);
         check_size(out.size());
         return Flow::Normal;
       }
       case StmtKind::FilterBlock: {
         const auto& n = static_cast<const FilterBlockStmt&>(s);
         Value text(capture(n.body));
-        append_str(out, eval_filter(static_cast<const FilterExpr&>(*n.filter), &text));
+        print(eval_filter(static_cast<const FilterExpr&>(*n.filter), &text), out);
         check_size(out.size());
         return Flow::Normal;
       }
@@ -256,7 +255,7 @@ void Interpreter::assign(const Target& t, const Value& v) {
   }
 }
 
-void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out) {
+void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out) {
   std::shared_ptr<const ValueList> items = iterate(iterable);
   auto saved = scope_;
   auto scope = std::make_shared<Scope>(saved);
@@ -316,9 +315,9 @@ std::string Interpreter::run_loop(const ForStmt& stmt, const Value& iterable, in
   if (depth > settings_.limits.max_recursion_depth) {
     fail("RecursionError", "maximum recursion depth exceeded");
   }
-  std::string out;
+  Output out;
   run_for(stmt, iterable, depth, out);
-  return out;
+  return out.take();
 }
 
 Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
@@ -332,7 +331,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
   auto saved = scope_;
   scope_ = std::make_shared<Scope>(macro.closure);
   ++depth_;
-  std::string out;
+  Output out;
   try {
     std::vector<bool> bound(params.size(), false);
     ValueList varargs;
@@ -383,7 +382,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
   }
   --depth_;
   scope_ = saved;
-  return Value(std::move(out));
+  return Value(out.take());
 }
 
 // ------------------------------------------------------------------------ expressions

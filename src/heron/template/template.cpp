@@ -45,14 +45,14 @@ struct JsonReader {
       case nlohmann::json::value_t::string:
         return Value::borrowed(j.template get_ref<const std::string&>());
       case nlohmann::json::value_t::array: {
-        // The objects of an array (the messages) share one block of Dicts.
-        size_t objects = 0;
-        for (const auto& item : j) objects += item.is_object();
-        std::vector<jinja::Dict>* dicts = objects ? &new_dicts(access, objects) : nullptr;
+        // The objects of an array (the messages) share one block of Dicts, made at the
+        // first object with room for every item.
+        std::vector<jinja::Dict>* dicts = nullptr;
         jinja::ValueList items;
         items.reserve(j.size());
         for (const auto& item : j) {
           if (item.is_object()) {
+            if (!dicts) dicts = &new_dicts(access, j.size());
             items.push_back(Value::borrowed(dicts->emplace_back(&access, &item)));
           } else {
             items.push_back(convert(access, item));
