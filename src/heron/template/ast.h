@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 #include "heron/template/value.h"
 
 namespace heron::chat::jinja {
@@ -241,6 +242,12 @@ struct IfStmt : Stmt {
   struct Case {
     std::vector<const std::string*> literals;  // the subject equals one of these...
     const Expr* rest = nullptr;                // ...and this is true (null: nothing more)
+    bool selects(const std::string& subject) const {
+      for (const std::string* literal : literals) {
+        if (same_text(subject, *literal)) return true;
+      }
+      return false;
+    }
   };
   StrRead subject;
   std::vector<Case> cases;  // one per branch of the leading run

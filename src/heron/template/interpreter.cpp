@@ -7,7 +7,6 @@
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
-#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -105,7 +104,7 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
           if (const std::string* subject = read_string(n.subject)) {
             for (; i < n.cases.size(); ++i) {
               const IfStmt::Case& c = n.cases[i];
-              if (selects(c, *subject) && (!c.rest || truth(*c.rest))) {
+              if (c.selects(*subject) && (!c.rest || truth(*c.rest))) {
                 return exec(n.branches[i].second, out);
               }
             }
@@ -191,13 +190,6 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
     rethrow_at(f, s.pos);
   }
   return Flow::Normal;
-}
-
-bool Interpreter::selects(const IfStmt::Case& c, const std::string& subject) {
-  for (const std::string* literal : c.literals) {
-    if (same_text(subject, *literal)) return true;
-  }
-  return false;
 }
 
 Value Interpreter::make_macro(const std::string& name, const std::vector<Param>& params,

@@ -136,8 +136,6 @@ class Interpreter {
   static void print(const Value& v, Output& out);
   // {{ ... }} whose lowered pieces all read as plain strs: appended with one size check.
   bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
-  // Whether a lowered if-branch's literals hold the subject's str.
-  static bool selects(const IfStmt::Case& c, const std::string& subject);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
