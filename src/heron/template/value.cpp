@@ -169,7 +169,9 @@ bool Dict::find(std::string_view key, Value& out) const {
   if (members_) {
     for (const auto& [k, v] : *members_) {
       if (same_text(k, key)) {
-        out = from_json(*pool_, v);
+        // Strings (contents, names) are the usual hit: borrowed without the conversion.
+        const auto* s = v.get_ptr<const std::string*>();
+        out = s ? Value::borrowed(*s) : from_json(*pool_, v);
         return true;
       }
     }

@@ -77,16 +77,8 @@ class Value {
   }
   // A string owned by someone else that outlives every Value made from it (the render
   // context): no copy, no allocation.
-  static Value borrowed(const std::string& s) {
-    Value v(Kind::String);
-    v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &s);
-    return v;
-  }
-  static Value borrowed(const Dict& d) {
-    Value v(Kind::Dict);
-    v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &d);
-    return v;
-  }
+  static Value borrowed(const std::string& s) { return Value(Kind::String, &s); }
+  static Value borrowed(const Dict& d) { return Value(Kind::Dict, &d); }
   Value(ValueList items, ListKind list_kind = ListKind::List);
   Value(std::shared_ptr<const ValueList> items, ListKind list_kind = ListKind::List)
       : kind_(Kind::List), list_kind_(list_kind), p_(std::move(items)) {}
@@ -143,6 +135,8 @@ class Value {
 
  private:
   explicit Value(Kind k) : kind_(k) {}
+  // Points at `payload` without owning it (an empty shared_ptr aliasing it).
+  Value(Kind k, const void* payload) : kind_(k), p_(std::shared_ptr<const void>(), payload) {}
   Kind kind_ = Kind::Undefined;
   ListKind list_kind_ = ListKind::List;
   bool markup_ = false;
