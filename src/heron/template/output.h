@@ -1,10 +1,10 @@
 #pragma once
-// The text a render writes: a growable buffer where an append is a capacity check and a
-// copy (std::string keeps its length and terminator per append, and its resize zero-fills
-// what is about to be overwritten). take() copies the text out once.
+// The text a render writes: a std::string kept sized to its capacity, so an append is a
+// capacity check and a copy (std::string::append keeps the length and terminator per
+// call, and resize zero-fills each stretch before it is overwritten; here the string is
+// filled once per growth). take() trims it to what was written and hands it over.
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,14 +12,12 @@ namespace heron::chat::jinja {
 
 class Output {
  public:
-  explicit Output(size_t reserve = 0) {
-    if (reserve) grow(reserve);
-  }
+  explicit Output(size_t reserve = 0) : buf_(reserve, '\0') {}
   size_t size() const { return size_; }
   // Room for n more bytes at the end, counted as written: the caller fills them.
   char* extend(size_t n) {
-    if (capacity_ - size_ < n) grow(n);
-    char* at = data_.get() + size_;
+    if (buf_.size() - size_ < n) grow(n);
+    char* at = buf_.data() + size_;
     size_ += n;
     return at;
   }
@@ -32,19 +30,17 @@ class Output {
   }
   // Drops what was written from byte `at` on (as std::string::erase(at) does).
   void erase(size_t at) { size_ = std::min(at, size_); }
-  explicit operator std::string_view() const { return {data_.get(), size_}; }
-  std::string take() const { return std::string(data_.get(), size_); }
+  explicit operator std::string_view() const { return {buf_.data(), size_}; }
+  std::string take() {
+    buf_.resize(size_);
+    size_ = 0;
+    return std::move(buf_);
+  }
 
  private:
-  void grow(size_t n) {
-    const size_t capacity = std::max({size_ + n, 2 * capacity_, size_t{64}});
-    auto data = std::make_unique_for_overwrite<char[]>(capacity);
-    if (size_) std::memcpy(data.get(), data_.get(), size_);
-    data_ = std::move(data);
-    capacity_ = capacity;
-  }
-  std::unique_ptr<char[]> data_;
-  size_t size_ = 0, capacity_ = 0;
+  void grow(size_t n) { buf_.resize(std::max({size_ + n, 2 * buf_.size(), buf_.capacity()})); }
+  std::string buf_;
+  size_t size_ = 0;
 };
 
 }  // namespace heron::chat::jinja
