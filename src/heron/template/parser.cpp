@@ -274,6 +274,14 @@ class Parser {
       if (which == "else") node->otherwise = parse_statements({"endif"}, true);
       break;
     }
+    // `if a ... else` holding only `if b ... endif` is `if a ... elif b ...`: one chain,
+    // which lower() can then read once.
+    if (node->otherwise.size() == 1 && node->otherwise[0]->kind == StmtKind::If) {
+      const StmtPtr nested = std::move(node->otherwise[0]);
+      auto& inner = static_cast<IfStmt&>(*nested);
+      for (auto& branch : inner.branches) node->branches.push_back(std::move(branch));
+      node->otherwise = std::move(inner.otherwise);
+    }
     node->lower();
     return node;
   }
