@@ -38,12 +38,13 @@ Value from_json(JsonPool& pool, const ContextJson& j) {
     case Type::array: {
       // The objects of an array (the messages) share one block of Dicts, made at the
       // first object with room for every item.
+      const auto& array = j.get_ref<const ContextJson::array_t&>();
       std::vector<Dict>* dicts = nullptr;
       ValueList items;
-      items.reserve(j.size());
-      for (const auto& item : j) {
+      items.reserve(array.size());
+      for (const auto& item : array) {
         if (const auto* members = item.get_ptr<const ContextJson::object_t*>()) {
-          if (!dicts) dicts = &new_dicts(pool, j.size());
+          if (!dicts) dicts = &new_dicts(pool, array.size());
           items.push_back(Value::borrowed(dicts->emplace_back(pool, *members)));
         } else {
           items.push_back(from_json(pool, item));
