@@ -186,6 +186,17 @@ bool Dict::find(std::string_view key, Value& out) const {
   return false;
 }
 
+bool Dict::contains(const Value& key) const {
+  if (members_ && key.is_string()) {  // 'tool_calls' in message: no conversion of the value
+    for (const auto& member : *members_) {
+      if (same_text(member.first, key.str())) return true;
+    }
+    return false;
+  }
+  Value ignored;
+  return find(key, ignored);
+}
+
 const std::string* Dict::find_string_in_items(std::string_view key) const {
   for (const auto& [k, v] : items_) {
     if (k.is_string() && k.str() == key) {

@@ -178,10 +178,7 @@ class Dict {
     }
     return nullptr;
   }
-  bool contains(const Value& key) const {
-    Value ignored;
-    return find(key, ignored);
-  }
+  bool contains(const Value& key) const;
   // Inserts or replaces, keeping the first insertion's position (as Python does).
   void set(Value key, Value value);
   void reserve(size_t n) { items_.reserve(n); }
