@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "heron/template/ops.h"
-#include "heron/template/same_text.h"
 #include "heron/template/value.h"
 
 namespace heron::chat::jinja {
@@ -236,21 +235,17 @@ struct IfStmt : Stmt {
   std::vector<std::pair<ExprPtr, Body>> branches;
   Body otherwise;
   // `if x == 'a' ... elif x == 'b' or x == 'c' ... elif x == 'd' and y`: the render reads
-  // `subject` once and picks the branch by its literals, testing `rest` (the `and y`) as
-  // usual. Branches past `cases`, or a subject that does not read as a plain str, take
-  // the general path.
+  // `subject` once and scans `cases`, one per literal in branch order, for the first whose
+  // literal it equals and whose `rest` (the `and y`) is true. Branches from `lowered` on,
+  // or a subject that does not read as a plain str, take the general path.
   struct Case {
-    std::vector<const std::string*> literals;  // the subject equals one of these...
-    const Expr* rest = nullptr;                // ...and this is true (null: nothing more)
-    bool selects(const std::string& subject) const {
-      for (const std::string* literal : literals) {
-        if (same_text(subject, *literal)) return true;
-      }
-      return false;
-    }
+    std::string_view literal;
+    size_t branch;
+    const Expr* rest;  // null: nothing more to test
   };
   StrRead subject;
-  std::vector<Case> cases;  // one per branch of the leading run
+  std::vector<Case> cases;
+  size_t lowered = 0;
 };
 
 struct ForStmt : Stmt {

@@ -7,6 +7,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -100,14 +101,14 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         size_t i = 0;
-        if (!n.cases.empty()) {
+        if (n.lowered) {
           if (const std::string* subject = read_string(n.subject)) {
-            for (; i < n.cases.size(); ++i) {
-              const IfStmt::Case& c = n.cases[i];
-              if (c.selects(*subject) && (!c.rest || truth(*c.rest))) {
-                return exec(n.branches[i].second, out);
+            for (const IfStmt::Case& c : n.cases) {
+              if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+                return exec(n.branches[c.branch].second, out);
               }
             }
+            i = n.lowered;
           }
         }
         for (; i < n.branches.size(); ++i) {

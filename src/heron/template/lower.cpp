@@ -81,17 +81,24 @@ void CompareExpr::lower() {
 // effects and the values it reads (context data, variables) cannot change within a test.
 void IfStmt::lower() {
   for (const auto& [test, body] : branches) {
-    Case c;
     const Expr* compared = test.get();
+    const Expr* rest = nullptr;
     if (test->kind == ExprKind::And) {
       const auto& b = static_cast<const BinaryExpr&>(*test);
       compared = b.left.get();
-      c.rest = b.right.get();
+      rest = b.right.get();
     }
     StrRead s = subject;
-    if (!add_literals(*compared, s, c.literals)) break;
+    std::vector<const std::string*> literals;
+    if (!add_literals(*compared, s, literals)) break;
     subject = s;
-    cases.push_back(std::move(c));
+    for (size_t i = 0; i < literals.size(); ++i) {
+      // A literal repeated in one test would test its `rest` twice.
+      bool repeated = false;
+      for (size_t j = 0; j < i; ++j) repeated = repeated || *literals[j] == *literals[i];
+      if (!repeated) cases.push_back({*literals[i], lowered, rest});
+    }
+    ++lowered;
   }
 }
 
