@@ -427,13 +427,9 @@ Value Interpreter::eval_inner(const Expr& e) {
     case ExprKind::GetAttr: {
       const auto& g = static_cast<const GetAttrExpr&>(e);
       if (g.obj->kind == ExprKind::Name) {  // message.role: read the variable in place
-        const Value& obj = lookup_ref(static_cast<const NameExpr&>(*g.obj).slot);
         // Lowered: on a dict, this attribute is known to be an item (no method lookup).
-        if (Value v; e.read.kind == StrRead::Kind::Member && obj.is_dict() &&
-                     obj.dict().find(std::string_view(g.attr), v)) {
-          return v;
-        }
-        return getattr(obj, g.attr);
+        if (Value v; read_item(e.read, v)) return v;
+        return getattr(lookup_ref(static_cast<const NameExpr&>(*g.obj).slot), g.attr);
       }
       return getattr(eval(*g.obj), g.attr);
     }

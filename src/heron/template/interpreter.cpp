@@ -123,72 +123,93 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
       }
       case StmtKind::Set: {
         const auto& n = static_cast<const SetStmt&>(s);
-        if (n.target.kind == Target::Kind::Name) {  // {% set content = ... %}: no copy
+        if (n.target.kind == Target::Kind::Name) {     // {% set content = ... %}: no copy
+          if (Value v; read_item(n.value->read, v)) {  // {% set c = message['content'] %}
+            set_var(n.target.slot, std::move(v));
+            return Flow::Normal;
+          }
           set_var(n.target.slot, eval(*n.value));
         } else {
           assign(n.target, eval(*n.value));
         }
         return Flow::Normal;
       }
-      case StmtKind::SetBlock: {
-        const auto& n = static_cast<const SetBlockStmt&>(s);
-        Value text(capture(n.body));
-        if (n.filter) text = eval_filter(static_cast<const FilterExpr&>(*n.filter), &text);
-        assign(n.target, text);
-        return Flow::Normal;
-      }
-      case StmtKind::Macro: {
-        const auto& n = static_cast<const MacroStmt&>(s);
-        set_var(n.slot, make_macro(n.name, n.params, n.body));
-        return Flow::Normal;
-      }
-      case StmtKind::CallBlock: {
-        const auto& n = static_cast<const CallBlockStmt&>(s);
-        const auto& call = static_cast<const CallExpr&>(*n.call);
-        Value callee = eval(*call.callee);
-        CallArgs args;
-        eval_args(call.args, args);
-        args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
-        print(this->call(callee, args), out);
-        check_size(out.size());
-        return Flow::Normal;
-      }
-      case StmtKind::FilterBlock: {
-        const auto& n = static_cast<const FilterBlockStmt&>(s);
-        Value text(capture(n.body));
-        print(eval_filter(static_cast<const FilterExpr&>(*n.filter), &text), out);
-        check_size(out.size());
-        return Flow::Normal;
-      }
-      case StmtKind::With: {
-        const auto& n = static_cast<const WithStmt&>(s);
-        std::vector<Value> values;
-        for (const auto& a : n.assigns) values.push_back(eval(*a.second));
-        auto saved = scope_;
-        scope_ = std::make_shared<Scope>(saved);
-        try {
-          for (size_t i = 0; i < values.size(); ++i) assign(n.assigns[i].first, values[i]);
-          Flow flow = exec(n.body, out);
-          scope_ = saved;
-          return flow;
-        } catch (...) {
-          scope_ = saved;
-          throw;
-        }
-      }
+      case StmtKind::SetBlock:
+      case StmtKind::Macro:
+      case StmtKind::CallBlock:
+      case StmtKind::FilterBlock:
+      case StmtKind::With:
+      case StmtKind::Scope:
+      case StmtKind::Unsupported:
+        return exec_block(s, out);
       case StmtKind::Break:
         return Flow::Break;
       case StmtKind::Continue:
         return Flow::Continue;
-      case StmtKind::Scope:
-        out += capture(static_cast<const ScopeStmt&>(s).body);
-        check_size(out.size());
-        return Flow::Normal;
-      case StmtKind::Unsupported:
-        fail("TypeError", static_cast<const UnsupportedStmt&>(s).message);
     }
   } catch (const Failure& f) {
     rethrow_at(f, s.pos);
+  }
+  return Flow::Normal;
+}
+
+// The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.
+Interpreter::Flow Interpreter::exec_block(const Stmt& s, Output& out) {
+  switch (s.kind) {
+    case StmtKind::SetBlock: {
+      const auto& n = static_cast<const SetBlockStmt&>(s);
+      Value text(capture(n.body));
+      if (n.filter) text = eval_filter(static_cast<const FilterExpr&>(*n.filter), &text);
+      assign(n.target, text);
+      return Flow::Normal;
+    }
+    case StmtKind::Macro: {
+      const auto& n = static_cast<const MacroStmt&>(s);
+      set_var(n.slot, make_macro(n.name, n.params, n.body));
+      return Flow::Normal;
+    }
+    case StmtKind::CallBlock: {
+      const auto& n = static_cast<const CallBlockStmt&>(s);
+      const auto& call = static_cast<const CallExpr&>(*n.call);
+      Value callee = eval(*call.callee);
+      CallArgs args;
+      eval_args(call.args, args);
+      args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
+      print(this->call(callee, args), out);
+      check_size(out.size());
+      return Flow::Normal;
+    }
+    case StmtKind::FilterBlock: {
+      const auto& n = static_cast<const FilterBlockStmt&>(s);
+      Value text(capture(n.body));
+      print(eval_filter(static_cast<const FilterExpr&>(*n.filter), &text), out);
+      check_size(out.size());
+      return Flow::Normal;
+    }
+    case StmtKind::With: {
+      const auto& n = static_cast<const WithStmt&>(s);
+      std::vector<Value> values;
+      for (const auto& a : n.assigns) values.push_back(eval(*a.second));
+      auto saved = scope_;
+      scope_ = std::make_shared<Scope>(saved);
+      try {
+        for (size_t i = 0; i < values.size(); ++i) assign(n.assigns[i].first, values[i]);
+        Flow flow = exec(n.body, out);
+        scope_ = saved;
+        return flow;
+      } catch (...) {
+        scope_ = saved;
+        throw;
+      }
+    }
+    case StmtKind::Scope:
+      out += capture(static_cast<const ScopeStmt&>(s).body);
+      check_size(out.size());
+      return Flow::Normal;
+    case StmtKind::Unsupported:
+      fail("TypeError", static_cast<const UnsupportedStmt&>(s).message);
+    default:
+      break;
   }
   return Flow::Normal;
 }

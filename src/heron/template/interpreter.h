@@ -89,6 +89,7 @@ class Interpreter {
 
   Flow exec(const Body& body, Output& out);
   Flow exec_stmt(const Stmt& s, Output& out);
+  Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
@@ -134,6 +135,13 @@ class Interpreter {
   }
   // out += str(v)
   static void print(const Value& v, Output& out);
+  // The value a lowered var['key'] / var.key reads when var is a dict holding the key;
+  // false otherwise (the caller then evaluates the expression in full).
+  bool read_item(const StrRead& r, Value& out) {
+    if (r.kind != StrRead::Kind::Member) return false;
+    const Value& obj = lookup_ref(r.slot);
+    return obj.is_dict() && obj.dict().find(std::string_view(*r.text), out);
+  }
   // {{ ... }} whose lowered pieces all read as plain strs: appended with one size check.
   bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
