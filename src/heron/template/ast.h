@@ -218,8 +218,7 @@ struct TextStmt : Stmt {
 };
 
 struct PrintStmt : Stmt {
-  static constexpr size_t kMaxPieces = 16;  // longer chains are rare: evaluated in full
-  PrintStmt(Pos p, ExprPtr e);              // lower.cpp
+  PrintStmt(Pos p, ExprPtr e);  // lower.cpp
   ExprPtr expr;
   // `{{ 'a' + x['k'] + y }}` (a `+` or `~` chain of reads, or one read), lowered to its
   // pieces: when every piece reads as a plain str, the render appends them without

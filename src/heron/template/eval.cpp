@@ -78,20 +78,15 @@ inline void copy_piece(char* dst, const std::string& piece) {
 }  // namespace
 
 bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
-  const std::string* parts[PrintStmt::kMaxPieces];
-  const size_t n = pieces.size();
-  size_t total = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const StrRead& r = pieces[i];
-    parts[i] = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
-    if (!parts[i]) return false;
-    total += parts[i]->size();
-  }
-  check_size(out.size() + total);
-  char* dst = out.extend(total);
-  for (size_t i = 0; i < n; ++i) {
-    copy_piece(dst, *parts[i]);
-    dst += parts[i]->size();
+  const size_t mark = out.size();
+  for (const StrRead& r : pieces) {
+    const std::string* piece = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
+    if (!piece) {  // not a plain str: the caller evaluates the expression in full
+      out.erase(mark);
+      return false;
+    }
+    check_size(out.size() + piece->size());
+    copy_piece(out.extend(piece->size()), *piece);
   }
   return true;
 }

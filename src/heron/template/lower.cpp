@@ -23,7 +23,7 @@ bool add_pieces(const Expr& e, std::vector<StrRead>& pieces) {
     const auto& b = static_cast<const BinaryExpr&>(e);
     return add_pieces(*b.left, pieces) && add_pieces(*b.right, pieces);
   }
-  if (e.read.kind == StrRead::Kind::None || pieces.size() == PrintStmt::kMaxPieces) return false;
+  if (e.read.kind == StrRead::Kind::None) return false;
   pieces.push_back(e.read);
   return true;
 }
