@@ -142,8 +142,8 @@ class Interpreter {
     const Value& obj = lookup_ref(r.slot);
     return obj.is_dict() && obj.dict().find(std::string_view(*r.text), out);
   }
-  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read;
-  // false (and nothing appended) when one does not.
+  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read (the
+  // caller checks the output size); false (and nothing appended) when one does not.
   bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
