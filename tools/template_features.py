@@ -13,6 +13,10 @@ DATA = {"messages": MSGS, "d": {"b": 1, "a": 2, "C": 3}, "xs": [3, 1, 2], "s": "
         "users": [{"name": "bo", "age": 30, "city": "NY"}, {"name": "Al", "age": 25, "city": "ny"},
                   {"name": "cy", "age": 30}]}
 
+ODD = {"odd": [{"role": "user", "content": "a"}, {"content": "no role"}, {"role": 3, "content": "int"},
+               {"role": None, "content": "none"}, {"role": "tool", "content": "t"},
+               {"role": "assistant", "content": "b"}, {"role": "assistant", "content": ""}]}
+
 FEATURES = [
     # ---------------------------------------------------------------- whitespace control
     ("a\n{% if true %}\nb\n{% endif %}\nc\n", {}),
@@ -281,6 +285,14 @@ FEATURES = [
     ("{% for m in messages %}{% set m = 'x' %}{{ m }}{% endfor %}{% for a, b in [(1, 2), (3, 4)] %}{{ a ~ b }}{% endfor %}"
      "{% for x in [1, 2] %}{% set y = loop.index %}{{ y ~ loop.length }}{% endfor %}{{ y }}", DATA),
     ("{% set c = messages[1]['content'] %}{{ c + '!' }}{% for m in messages %}{% set c = m.content %}{{ c }}{% endfor %}{{ c }}", DATA),
+    # if-chains on one read (lowered to a single read of the role) and their fallbacks
+    ("{% for m in odd %}{% if m.role == 'user' or m['role'] == 'system' %}U{% elif m.role == 'assistant' and m.content %}A"
+     "{% elif m.role == 'tool' and m.missing %}T{% elif m.content == 'int' %}I{% else %}[{{ m.role }}]{% endif %}{% endfor %}", ODD),
+    ("{% for m in odd %}{% if m.role == 'user' %}u{% else %}{% if m.role == 'assistant' %}a{% elif m.role is none %}n"
+     "{% else %}o{% endif %}{% endif %}{% if m.role == 'tool' %}t{% else %}-{% if m.role == 'user' %}U{% endif %}{% endif %}{% endfor %}", ODD),
+    ("{% for m in odd %}{% set r = m.role | safe %}{% if r == 'user' %}U{% elif r == 'tool' or r == '3' %}T{% else %}.{% endif %}"
+     "{% if m.role != 'user' %}!{% endif %}{% endfor %}", ODD),
+    ("{% for m in messages %}{% if m.role == 'system' %}S{% elif m.role == 'user' and m.nope.x %}U{% endif %}{% endfor %}", DATA),
 ]
 
 

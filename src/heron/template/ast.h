@@ -218,8 +218,7 @@ struct TextStmt : Stmt {
 };
 
 struct PrintStmt : Stmt {
-  static constexpr size_t kMaxPieces = 16;  // longer chains are rare: evaluated in full
-  PrintStmt(Pos p, ExprPtr e);              // lower.cpp
+  PrintStmt(Pos p, ExprPtr e);  // lower.cpp
   ExprPtr expr;
   // `{{ 'a' + x['k'] + y }}` (a `+` or `~` chain of reads, or one read), lowered to its
   // pieces: when every piece reads as a plain str, the render appends them without
@@ -229,8 +228,23 @@ struct PrintStmt : Stmt {
 
 struct IfStmt : Stmt {
   explicit IfStmt(Pos p) : Stmt(StmtKind::If, p) {}
+  // Called once the branches are parsed: lowers a leading run of branches that compare one
+  // read with str literals (lower.cpp).
+  void lower();
   std::vector<std::pair<ExprPtr, Body>> branches;
   Body otherwise;
+  // `if x == 'a' ... elif x == 'b' or x == 'c' ... elif x == 'd' and y`: the render reads
+  // `subject` once and scans `cases`, one per literal in branch order, for the first whose
+  // literal it equals and whose `rest` (the `and y`) is true. Branches from `lowered` on,
+  // or a subject that does not read as a plain str, take the general path.
+  struct Case {
+    std::string_view literal;
+    size_t branch;
+    const Expr* rest;  // null: nothing more to test
+  };
+  StrRead subject;
+  std::vector<Case> cases;
+  size_t lowered = 0;
 };
 
 struct ForStmt : Stmt {

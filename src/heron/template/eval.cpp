@@ -77,24 +77,15 @@ inline void copy_piece(char* dst, const std::string& piece) {
 
 }  // namespace
 
-bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, std::string& out) {
-  const std::string* parts[PrintStmt::kMaxPieces];
-  const size_t n = pieces.size();
-  size_t total = out.size();
-  for (size_t i = 0; i < n; ++i) {
-    const StrRead& r = pieces[i];
-    parts[i] = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
-    if (!parts[i]) return false;
-    total += parts[i]->size();
-  }
-  check_size(total);
-  // One resize (it grows the capacity geometrically), then plain copies.
-  const size_t at = out.size();
-  out.resize(total);
-  char* dst = out.data() + at;
-  for (size_t i = 0; i < n; ++i) {
-    copy_piece(dst, *parts[i]);
-    dst += parts[i]->size();
+bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
+  const size_t mark = out.size();
+  for (const StrRead& r : pieces) {
+    const std::string* piece = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
+    if (!piece) {  // not a plain str: the caller evaluates the expression in full
+      out.erase(mark);
+      return false;
+    }
+    copy_piece(out.extend(piece->size()), *piece);
   }
   return true;
 }
@@ -300,7 +291,17 @@ bool Interpreter::compare(CmpOp op, const Value& a, const Value& b) {
   return false;
 }
 
-void Interpreter::append_expr(const Expr& e, std::string& out) {
+void Interpreter::print(const Value& v, Output& out) {
+  if (v.is_string()) {
+    out += v.str();
+  } else {
+    std::string text;
+    append_str(text, v);
+    out += text;
+  }
+}
+
+void Interpreter::append_expr(const Expr& e, Output& out) {
   if (e.kind == ExprKind::Concat) {
     for (const auto& part : static_cast<const ConcatExpr&>(e).parts) {
       append_expr(*part, out);
@@ -312,8 +313,8 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     Value result;
     const size_t mark = out.size();
     if (!add_chain(static_cast<const BinaryExpr&>(e), &out, result)) {
-      out.resize(mark);
-      append_str(out, result);
+      out.erase(mark);
+      print(result, out);
     }
     return;
   }
@@ -321,14 +322,15 @@ void Interpreter::append_expr(const Expr& e, std::string& out) {
     out += *s;
     return;
   }
-  append_str(out, eval(e));
+  print(eval(e), out);
 }
 
 // `s1 + s2 + ...` where s1 is a string: Python requires every operand to be a string too,
 // so the pieces are appended to `text` one by one (no string per `+`) and true is
 // returned (`result` is then a Markup when the text is one). Otherwise the chain is
 // folded with Python's `+` into `result`.
-bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& result) {
+template <class Text>
+bool Interpreter::add_chain(const BinaryExpr& e, Text* text, Value& result) {
   const BinaryExpr* chain[32];
   size_t n = 0;
   const Expr* first = &e;
@@ -360,13 +362,17 @@ bool Interpreter::add_chain(const BinaryExpr& e, std::string* text, Value& resul
       return;
     }
     if (!markup) {  // Markup.__radd__: escape what came before
-      std::string before = text->substr(start);
-      text->resize(start);
-      append_html_escaped(*text, before);
+      std::string before(std::string_view(*text).substr(start));
+      text->erase(start);
+      std::string escaped;
+      append_html_escaped(escaped, before);
+      *text += escaped;
       markup = true;
     }
     if (markup && !right.is_markup()) {
-      append_html_escaped(*text, right.str());
+      std::string escaped;
+      append_html_escaped(escaped, right.str());
+      *text += escaped;
     } else {
       *text += right.str();
     }
@@ -415,6 +421,8 @@ Value Interpreter::eval_inner(const Expr& e) {
     case ExprKind::GetAttr: {
       const auto& g = static_cast<const GetAttrExpr&>(e);
       if (g.obj->kind == ExprKind::Name) {  // message.role: read the variable in place
+        // Lowered: on a dict, this attribute is known to be an item (no method lookup).
+        if (Value v; read_item(e.read, v)) return v;
         return getattr(lookup_ref(static_cast<const NameExpr&>(*g.obj).slot), g.attr);
       }
       return getattr(eval(*g.obj), g.attr);

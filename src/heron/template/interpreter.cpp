@@ -7,6 +7,7 @@
 #include "heron/template/failure.h"
 #include "heron/template/objects.h"
 #include "heron/template/ops.h"
+#include "heron/template/same_text.h"
 
 namespace heron::chat::jinja {
 
@@ -44,11 +45,10 @@ std::string Interpreter::render() {
     explicit BuildLimit(size_t limit) { max_build_bytes = limit; }
     ~BuildLimit() { max_build_bytes = saved; }
   } limit(settings_.limits.max_output_bytes);
-  std::string out;
-  out.reserve(program_.last_output_bytes.load(std::memory_order_relaxed));
+  Output out(program_.last_output_bytes.load(std::memory_order_relaxed));
   exec(program_.body, out);
   program_.last_output_bytes.store(out.size(), std::memory_order_relaxed);
-  return out;
+  return out.take();
 }
 
 void Interpreter::output_limit_exceeded() const {
@@ -63,7 +63,7 @@ void Interpreter::step_limit_exceeded() const {
 
 // ------------------------------------------------------------------------ statements
 
-Interpreter::Flow Interpreter::exec(const Body& body, std::string& out) {
+Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
   for (const auto& s : body) {
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
@@ -72,7 +72,7 @@ Interpreter::Flow Interpreter::exec(const Body& body, std::string& out) {
 }
 
 std::string Interpreter::capture(const Body& body) {
-  std::string out;
+  Output out;
   auto saved = scope_;
   scope_ = std::make_shared<Scope>(saved);
   try {
@@ -82,10 +82,10 @@ std::string Interpreter::capture(const Body& body) {
     throw;
   }
   scope_ = saved;
-  return out;
+  return out.take();
 }
 
-Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
+Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
   try {
     switch (s.kind) {
       case StmtKind::Text:
@@ -100,8 +100,19 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
-        for (const auto& [test, body] : n.branches) {
-          if (truth(*test)) return exec(body, out);
+        size_t i = 0;
+        if (n.lowered) {
+          if (const std::string* subject = read_string(n.subject)) {
+            for (const IfStmt::Case& c : n.cases) {
+              if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+                return exec(n.branches[c.branch].second, out);
+              }
+            }
+            i = n.lowered;
+          }
+        }
+        for (; i < n.branches.size(); ++i) {
+          if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
         }
         return exec(n.otherwise, out);
       }
@@ -112,72 +123,93 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, std::string& out) {
       }
       case StmtKind::Set: {
         const auto& n = static_cast<const SetStmt&>(s);
-        if (n.target.kind == Target::Kind::Name) {  // {% set content = ... %}: no copy
+        if (n.target.kind == Target::Kind::Name) {     // {% set content = ... %}: no copy
+          if (Value v; read_item(n.value->read, v)) {  // {% set c = message['content'] %}
+            set_var(n.target.slot, std::move(v));
+            return Flow::Normal;
+          }
           set_var(n.target.slot, eval(*n.value));
         } else {
           assign(n.target, eval(*n.value));
         }
         return Flow::Normal;
       }
-      case StmtKind::SetBlock: {
-        const auto& n = static_cast<const SetBlockStmt&>(s);
-        Value text(capture(n.body));
-        if (n.filter) text = eval_filter(static_cast<const FilterExpr&>(*n.filter), &text);
-        assign(n.target, text);
-        return Flow::Normal;
-      }
-      case StmtKind::Macro: {
-        const auto& n = static_cast<const MacroStmt&>(s);
-        set_var(n.slot, make_macro(n.name, n.params, n.body));
-        return Flow::Normal;
-      }
-      case StmtKind::CallBlock: {
-        const auto& n = static_cast<const CallBlockStmt&>(s);
-        const auto& call = static_cast<const CallExpr&>(*n.call);
-        Value callee = eval(*call.callee);
-        CallArgs args;
-        eval_args(call.args, args);
-        args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
-        append_str(out, this->call(callee, args));
-        check_size(out.size());
-        return Flow::Normal;
-      }
-      case StmtKind::FilterBlock: {
-        const auto& n = static_cast<const FilterBlockStmt&>(s);
-        Value text(capture(n.body));
-        append_str(out, eval_filter(static_cast<const FilterExpr&>(*n.filter), &text));
-        check_size(out.size());
-        return Flow::Normal;
-      }
-      case StmtKind::With: {
-        const auto& n = static_cast<const WithStmt&>(s);
-        std::vector<Value> values;
-        for (const auto& a : n.assigns) values.push_back(eval(*a.second));
-        auto saved = scope_;
-        scope_ = std::make_shared<Scope>(saved);
-        try {
-          for (size_t i = 0; i < values.size(); ++i) assign(n.assigns[i].first, values[i]);
-          Flow flow = exec(n.body, out);
-          scope_ = saved;
-          return flow;
-        } catch (...) {
-          scope_ = saved;
-          throw;
-        }
-      }
+      case StmtKind::SetBlock:
+      case StmtKind::Macro:
+      case StmtKind::CallBlock:
+      case StmtKind::FilterBlock:
+      case StmtKind::With:
+      case StmtKind::Scope:
+      case StmtKind::Unsupported:
+        return exec_block(s, out);
       case StmtKind::Break:
         return Flow::Break;
       case StmtKind::Continue:
         return Flow::Continue;
-      case StmtKind::Scope:
-        out += capture(static_cast<const ScopeStmt&>(s).body);
-        check_size(out.size());
-        return Flow::Normal;
-      case StmtKind::Unsupported:
-        fail("TypeError", static_cast<const UnsupportedStmt&>(s).message);
     }
   } catch (const Failure& f) {
     rethrow_at(f, s.pos);
+  }
+  return Flow::Normal;
+}
+
+// The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.
+Interpreter::Flow Interpreter::exec_block(const Stmt& s, Output& out) {
+  switch (s.kind) {
+    case StmtKind::SetBlock: {
+      const auto& n = static_cast<const SetBlockStmt&>(s);
+      Value text(capture(n.body));
+      if (n.filter) text = eval_filter(static_cast<const FilterExpr&>(*n.filter), &text);
+      assign(n.target, text);
+      return Flow::Normal;
+    }
+    case StmtKind::Macro: {
+      const auto& n = static_cast<const MacroStmt&>(s);
+      set_var(n.slot, make_macro(n.name, n.params, n.body));
+      return Flow::Normal;
+    }
+    case StmtKind::CallBlock: {
+      const auto& n = static_cast<const CallBlockStmt&>(s);
+      const auto& call = static_cast<const CallExpr&>(*n.call);
+      Value callee = eval(*call.callee);
+      CallArgs args;
+      eval_args(call.args, args);
+      args.kwargs.emplace_back("caller", make_macro("caller", n.params, n.body));
+      print(this->call(callee, args), out);
+      check_size(out.size());
+      return Flow::Normal;
+    }
+    case StmtKind::FilterBlock: {
+      const auto& n = static_cast<const FilterBlockStmt&>(s);
+      Value text(capture(n.body));
+      print(eval_filter(static_cast<const FilterExpr&>(*n.filter), &text), out);
+      check_size(out.size());
+      return Flow::Normal;
+    }
+    case StmtKind::With: {
+      const auto& n = static_cast<const WithStmt&>(s);
+      std::vector<Value> values;
+      for (const auto& a : n.assigns) values.push_back(eval(*a.second));
+      auto saved = scope_;
+      scope_ = std::make_shared<Scope>(saved);
+      try {
+        for (size_t i = 0; i < values.size(); ++i) assign(n.assigns[i].first, values[i]);
+        Flow flow = exec(n.body, out);
+        scope_ = saved;
+        return flow;
+      } catch (...) {
+        scope_ = saved;
+        throw;
+      }
+    }
+    case StmtKind::Scope:
+      out += capture(static_cast<const ScopeStmt&>(s).body);
+      check_size(out.size());
+      return Flow::Normal;
+    case StmtKind::Unsupported:
+      fail("TypeError", static_cast<const UnsupportedStmt&>(s).message);
+    default:
+      break;
   }
   return Flow::Normal;
 }
@@ -237,7 +269,7 @@ void Interpreter::assign(const Target& t, const Value& v) {
   }
 }
 
-void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out) {
+void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out) {
   std::shared_ptr<const ValueList> items = iterate(iterable);
   auto saved = scope_;
   auto scope = std::make_shared<Scope>(saved);
@@ -297,9 +329,9 @@ std::string Interpreter::run_loop(const ForStmt& stmt, const Value& iterable, in
   if (depth > settings_.limits.max_recursion_depth) {
     fail("RecursionError", "maximum recursion depth exceeded");
   }
-  std::string out;
+  Output out;
   run_for(stmt, iterable, depth, out);
-  return out;
+  return out.take();
 }
 
 Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
@@ -313,7 +345,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
   auto saved = scope_;
   scope_ = std::make_shared<Scope>(macro.closure);
   ++depth_;
-  std::string out;
+  Output out;
   try {
     std::vector<bool> bound(params.size(), false);
     ValueList varargs;
@@ -364,7 +396,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
   }
   --depth_;
   scope_ = saved;
-  return Value(std::move(out));
+  return Value(out.take());
 }
 
 // ------------------------------------------------------------------------ expressions

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heron/template/ast.h"
+#include "heron/template/output.h"
 
 namespace heron::chat::jinja {
 
@@ -86,14 +87,17 @@ class Interpreter {
   [[noreturn]] void output_limit_exceeded() const;
   [[noreturn]] void step_limit_exceeded() const;
 
-  Flow exec(const Body& body, std::string& out);
-  Flow exec_stmt(const Stmt& s, std::string& out);
+  Flow exec(const Body& body, Output& out);
+  Flow exec_stmt(const Stmt& s, Output& out);
+  Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
   // out += str(e), building `a + b + ...` and `a ~ b ~ ...` chains of strings in place.
-  void append_expr(const Expr& e, std::string& out);
-  bool add_chain(const BinaryExpr& e, std::string* text, Value& result);
+  void append_expr(const Expr& e, Output& out);
+  // Text: std::string (a value being built) or Output (the text being rendered).
+  template <class Text>
+  bool add_chain(const BinaryExpr& e, Text* text, Value& result);
   void eval_args(const Arguments& a, CallArgs& out);
   Value eval_filter(const FilterExpr& f, const Value* input);
   Value eval_filter_operand(const FilterExpr& f, const Value* input);
@@ -129,15 +133,25 @@ class Interpreter {
     }
     return nullptr;
   }
-  // {{ ... }} whose lowered pieces all read as plain strs: appended with one size check.
-  bool append_pieces(const std::vector<StrRead>& pieces, std::string& out);
+  // out += str(v)
+  static void print(const Value& v, Output& out);
+  // The value a lowered var['key'] / var.key reads when var is a dict holding the key;
+  // false otherwise (the caller then evaluates the expression in full).
+  bool read_item(const StrRead& r, Value& out) {
+    if (r.kind != StrRead::Kind::Member) return false;
+    const Value& obj = lookup_ref(r.slot);
+    return obj.is_dict() && obj.dict().find(std::string_view(*r.text), out);
+  }
+  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read (the
+  // caller checks the output size); false (and nothing appended) when one does not.
+  bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
-  void run_for(const ForStmt& stmt, const Value& iterable, int depth, std::string& out);
+  void run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out);
   std::string capture(const Body& body);
   Value make_macro(const std::string& name, const std::vector<Param>& params, const Body& body);
 

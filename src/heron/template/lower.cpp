@@ -23,8 +23,33 @@ bool add_pieces(const Expr& e, std::vector<StrRead>& pieces) {
     const auto& b = static_cast<const BinaryExpr&>(e);
     return add_pieces(*b.left, pieces) && add_pieces(*b.right, pieces);
   }
-  if (e.read.kind == StrRead::Kind::None || pieces.size() == PrintStmt::kMaxPieces) return false;
+  if (e.read.kind == StrRead::Kind::None) return false;
   pieces.push_back(e.read);
+  return true;
+}
+
+bool same_read(const StrRead& a, const StrRead& b) {
+  return a.kind == b.kind && a.slot == b.slot &&
+         (a.kind != StrRead::Kind::Member || *a.text == *b.text);
+}
+
+// Adds the literals `e` compares `subject` with (`subject == 'a'`, or an `or` of such),
+// taking the first read met as the subject; false for any other shape.
+bool add_literals(const Expr& e, StrRead& subject, std::vector<const std::string*>& literals) {
+  if (e.kind == ExprKind::Or) {
+    const auto& b = static_cast<const BinaryExpr&>(e);
+    return add_literals(*b.left, subject, literals) && add_literals(*b.right, subject, literals);
+  }
+  if (e.kind != ExprKind::Compare) return false;
+  const auto& c = static_cast<const CompareExpr&>(e);
+  const StrRead& read = c.first->read;
+  if (!c.literal || !c.equal || read.kind == StrRead::Kind::None ||
+      read.kind == StrRead::Kind::Text) {
+    return false;
+  }
+  if (subject.kind == StrRead::Kind::None) subject = read;
+  if (!same_read(subject, read)) return false;
+  literals.push_back(c.literal);
   return true;
 }
 
@@ -50,6 +75,31 @@ void CompareExpr::lower() {
   if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
   literal = ops[0].second->read.text;
   equal = ops[0].first == CmpOp::Eq;
+}
+
+// Reading the subject once is the same as reading it per test: a read has no side
+// effects and the values it reads (context data, variables) cannot change within a test.
+void IfStmt::lower() {
+  for (const auto& [test, body] : branches) {
+    const Expr* compared = test.get();
+    const Expr* rest = nullptr;
+    if (test->kind == ExprKind::And) {
+      const auto& b = static_cast<const BinaryExpr&>(*test);
+      compared = b.left.get();
+      rest = b.right.get();
+    }
+    StrRead s = subject;
+    std::vector<const std::string*> literals;
+    if (!add_literals(*compared, s, literals)) break;
+    subject = s;
+    for (size_t i = 0; i < literals.size(); ++i) {
+      // A literal repeated in one test would test its `rest` twice.
+      bool repeated = false;
+      for (size_t j = 0; j < i; ++j) repeated = repeated || *literals[j] == *literals[i];
+      if (!repeated) cases.push_back({*literals[i], lowered, rest});
+    }
+    ++lowered;
+  }
 }
 
 // A `+` chain of plain strs is their concatenation and `~` of plain strs too, so both

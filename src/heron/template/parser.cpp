@@ -121,18 +121,32 @@ class Parser {
     return std::find(ends.begin(), ends.end(), cur().text) != ends.end();
   }
 
+  // Text right after text (template data, printed str literals) joins it: one statement.
+  static void add_text(Body& body, Pos p, const std::string& text) {
+    if (!body.empty() && body.back()->kind == StmtKind::Text) {
+      static_cast<TextStmt&>(*body.back()).text += text;
+    } else {
+      body.push_back(std::make_unique<TextStmt>(p, text));
+    }
+  }
+
   Body subparse(const std::vector<std::string>& ends) {
     Body body;
     if (!ends.empty()) end_stack_.push_back(ends);
     while (cur().type != Tok::Eof) {
       const Token& t = cur();
       if (t.type == Tok::Data) {
-        body.push_back(std::make_unique<TextStmt>(Pos{t.line, t.col}, t.text));
+        add_text(body, Pos{t.line, t.col}, t.text);
         advance();
       } else if (t.type == Tok::VarBegin) {
         advance();
         Pos p = pos();
-        body.push_back(std::make_unique<PrintStmt>(p, parse_tuple(false, true, {}, false)));
+        ExprPtr e = parse_tuple(false, true, {}, false);
+        if (e->read.kind == StrRead::Kind::Text) {  // {{ '<|im_end|>' }} prints its text
+          add_text(body, p, *e->read.text);
+        } else {
+          body.push_back(std::make_unique<PrintStmt>(p, std::move(e)));
+        }
         expect(Tok::VarEnd);
       } else if (t.type == Tok::BlockBegin) {
         advance();
@@ -274,6 +288,15 @@ class Parser {
       if (which == "else") node->otherwise = parse_statements({"endif"}, true);
       break;
     }
+    // `if a ... else` holding only `if b ... endif` is `if a ... elif b ...`: one chain,
+    // which lower() can then read once.
+    if (node->otherwise.size() == 1 && node->otherwise[0]->kind == StmtKind::If) {
+      const StmtPtr nested = std::move(node->otherwise[0]);
+      auto& inner = static_cast<IfStmt&>(*nested);
+      for (auto& branch : inner.branches) node->branches.push_back(std::move(branch));
+      node->otherwise = std::move(inner.otherwise);
+    }
+    node->lower();
     return node;
   }
 

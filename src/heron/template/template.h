@@ -11,8 +11,8 @@
 // absent — transformers passes None, which templates can tell apart from undefined),
 // add_generation_prompt, bos_token, eos_token, and extra keys such as enable_thinking.
 // Use nlohmann::ordered_json to keep the caller's key order (tojson prints it); plain
-// nlohmann::json sorts keys. Every failure (syntax, runtime, raise_exception, limits) is
-// a heron::Error naming the template line and column.
+// nlohmann::json sorts keys (and is copied into an ordered_json first). Every failure (syntax,
+// runtime, raise_exception, limits) is a heron::Error naming the template line and column.
 #include <cstdint>
 #include <ctime>
 #include <memory>

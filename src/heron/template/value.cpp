@@ -1,6 +1,7 @@
 #include "heron/template/value.h"
 
 #include "heron/template/failure.h"
+#include "heron/template/json_context.h"
 #include "heron/template/ops.h"
 #include "heron/template/pystr.h"
 
@@ -147,8 +148,10 @@ bool key_equal(const Value& a, const Value& b) {
 }  // namespace
 
 void Dict::materialize() const {
-  access_->items(*access_, node_, items_);
-  access_ = nullptr;
+  items_.reserve(members_->size());
+  for (const auto& [k, v] : *members_)
+    items_.emplace_back(Value::borrowed(k), from_json(*pool_, v));
+  members_ = nullptr;
 }
 
 bool Dict::find(const Value& key, Value& out) const {
@@ -163,7 +166,17 @@ bool Dict::find(const Value& key, Value& out) const {
 }
 
 bool Dict::find(std::string_view key, Value& out) const {
-  if (access_) return access_->find(*access_, node_, key, out);
+  if (members_) {
+    for (const auto& [k, v] : *members_) {
+      if (same_text(k, key)) {
+        // Strings (contents, names) are the usual hit: borrowed without the conversion.
+        const auto* s = v.get_ptr<const std::string*>();
+        out = s ? Value::borrowed(*s) : from_json(*pool_, v);
+        return true;
+      }
+    }
+    return false;
+  }
   for (const auto& [k, v] : items_) {
     if (k.is_string() && k.str() == key) {
       out = v;
@@ -171,6 +184,17 @@ bool Dict::find(std::string_view key, Value& out) const {
     }
   }
   return false;
+}
+
+bool Dict::contains(const Value& key) const {
+  if (members_ && key.is_string()) {  // 'tool_calls' in message: no conversion of the value
+    for (const auto& member : *members_) {
+      if (same_text(member.first, key.str())) return true;
+    }
+    return false;
+  }
+  Value ignored;
+  return find(key, ignored);
 }
 
 const std::string* Dict::find_string_in_items(std::string_view key) const {
@@ -183,7 +207,7 @@ const std::string* Dict::find_string_in_items(std::string_view key) const {
 }
 
 void Dict::set(Value key, Value value) {
-  if (access_) materialize();
+  if (members_) materialize();
   for (auto& [k, v] : items_) {
     if (key_equal(k, key)) {
       v = std::move(value);

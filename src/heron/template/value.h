@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "heron/template/same_text.h"
+
 namespace heron::chat::jinja {
 
 class Value;
@@ -35,7 +39,6 @@ struct UndefinedInfo {
 };
 
 class Dict;
-struct JsonAccess;
 
 // Objects with behaviour: namespace, macro, loop, builtin functions, bound methods.
 class Object {
@@ -74,16 +77,8 @@ class Value {
   }
   // A string owned by someone else that outlives every Value made from it (the render
   // context): no copy, no allocation.
-  static Value borrowed(const std::string& s) {
-    Value v(Kind::String);
-    v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &s);
-    return v;
-  }
-  static Value borrowed(const Dict& d) {
-    Value v(Kind::Dict);
-    v.p_ = std::shared_ptr<const void>(std::shared_ptr<const void>(), &d);
-    return v;
-  }
+  static Value borrowed(const std::string& s) { return Value(Kind::String, &s); }
+  static Value borrowed(const Dict& d) { return Value(Kind::Dict, &d); }
   Value(ValueList items, ListKind list_kind = ListKind::List);
   Value(std::shared_ptr<const ValueList> items, ListKind list_kind = ListKind::List)
       : kind_(Kind::List), list_kind_(list_kind), p_(std::move(items)) {}
@@ -140,6 +135,8 @@ class Value {
 
  private:
   explicit Value(Kind k) : kind_(k) {}
+  // Points at `payload` without owning it (an empty shared_ptr aliasing it).
+  Value(Kind k, const void* payload) : kind_(k), p_(std::shared_ptr<const void>(), payload) {}
   Kind kind_ = Kind::Undefined;
   ListKind list_kind_ = ListKind::List;
   bool markup_ = false;
@@ -151,44 +148,37 @@ class Value {
   std::shared_ptr<const void> p_;
 };
 
-class Dict;
-
-// Reads JSON objects of the render context in place, so a render converts only what the
-// template touches (see template.cpp). `pool` keeps the Dicts made for nested objects.
-struct JsonAccess {
-  size_t (*size)(const void* node);
-  bool (*find)(const JsonAccess& access, const void* node, std::string_view key, Value& out);
-  // The member's string when it is one (no Value made), else null.
-  const std::string* (*find_string)(const void* node, std::string_view key);
-  void (*items)(const JsonAccess& access, const void* node,
-                std::vector<std::pair<Value, Value>>& out);
-  void* pool;
-};
+// The render context: read in place (json_context.h), so a render converts only what
+// the template touches.
+using ContextJson = nlohmann::ordered_json;
+struct JsonPool;
 
 // An insertion-ordered mapping with Python key equality (1 == 1.0 == True). A Dict made
-// from a context JSON object reads it in place until something needs all its items.
+// from a context JSON object reads its members in place until something needs all its
+// items; values found there are converted into `pool`, which lives as long as the render.
 class Dict {
  public:
   using Item = std::pair<Value, Value>;
   Dict() = default;
-  Dict(const JsonAccess* access, const void* node) : access_(access), node_(node) {}
+  Dict(JsonPool& pool, const ContextJson::object_t& members) : pool_(&pool), members_(&members) {}
   const std::vector<Item>& items() const {
-    if (access_) materialize();
+    if (members_) materialize();
     return items_;
   }
-  size_t size() const { return access_ ? access_->size(node_) : items_.size(); }
+  size_t size() const { return members_ ? members_->size() : items_.size(); }
   bool empty() const { return size() == 0; }
   bool find(const Value& key, Value& out) const;
   bool find(std::string_view key, Value& out) const;
   // The value of `key` when it is a plain str (not Markup), else null: the hot
-  // message['role'] read without making a Value.
+  // message['role'] read, inline and without making a Value.
   const std::string* find_string(std::string_view key) const {
-    return access_ ? access_->find_string(node_, key) : find_string_in_items(key);
+    if (!members_) return find_string_in_items(key);
+    for (const auto& [k, v] : *members_) {  // chat messages have a handful of keys
+      if (same_text(k, key)) return v.get_ptr<const std::string*>();
+    }
+    return nullptr;
   }
-  bool contains(const Value& key) const {
-    Value ignored;
-    return find(key, ignored);
-  }
+  bool contains(const Value& key) const;
   // Inserts or replaces, keeping the first insertion's position (as Python does).
   void set(Value key, Value value);
   void reserve(size_t n) { items_.reserve(n); }
@@ -198,8 +188,8 @@ class Dict {
  private:
   void materialize() const;
   const std::string* find_string_in_items(std::string_view key) const;
-  mutable const JsonAccess* access_ = nullptr;  // set while the items live in the JSON
-  const void* node_ = nullptr;
+  JsonPool* pool_ = nullptr;
+  mutable const ContextJson::object_t* members_ = nullptr;  // set while items live in JSON
   mutable std::vector<Item> items_;
 };
 
