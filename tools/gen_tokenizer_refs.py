@@ -594,11 +594,24 @@ def smollm2(corpus):
 # ---------------------------------------------------------------- SentencePiece GGUF
 
 
+def vocab_only_gguf_writer(path):
+    """A GGUF writer with the model fields llama.cpp reads even for a vocab-only load."""
+    from gguf import GGUFWriter
+    w = GGUFWriter(path, "llama")
+    w.add_context_length(4096)
+    w.add_embedding_length(64)
+    w.add_block_count(1)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_layer_norm_rms_eps(1e-5)
+    return w
+
+
 def write_spm_gguf(path, tj, add_space_prefix=None):
     """A vocab-only GGUF with tokenizer.ggml.model "llama" from llama2's vocabulary. The
     scores are made up (-rank after the byte tokens): llama.cpp merges by score, so they
     decide the ids, and llama.cpp computes the reference from this same file."""
-    from gguf import GGUFWriter, TokenType
+    from gguf import TokenType
     vocab = tj["model"]["vocab"]
     tokens = [None] * len(vocab)
     for t, i in vocab.items():
@@ -614,14 +627,7 @@ def write_spm_gguf(path, tj, add_space_prefix=None):
         else:
             types.append(TokenType.NORMAL)
         scores.append(0.0 if i < 259 else -float(i - 259))
-    w = GGUFWriter(path, "llama")
-    # llama.cpp reads these even for a vocab-only load.
-    w.add_context_length(4096)
-    w.add_embedding_length(64)
-    w.add_block_count(1)
-    w.add_feed_forward_length(128)
-    w.add_head_count(4)
-    w.add_layer_norm_rms_eps(1e-5)
+    w = vocab_only_gguf_writer(path)
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_scores(scores)
@@ -753,15 +759,7 @@ def gguf_bpe_metadata(tj, pre, add_bos, bos, eos):
 
 
 def write_bpe_gguf(path, md, add_eos=False):
-    from gguf import GGUFWriter
-    w = GGUFWriter(path, "llama")
-    # llama.cpp reads these even for a vocab-only load.
-    w.add_context_length(4096)
-    w.add_embedding_length(64)
-    w.add_block_count(1)
-    w.add_feed_forward_length(128)
-    w.add_head_count(4)
-    w.add_layer_norm_rms_eps(1e-5)
+    w = vocab_only_gguf_writer(path)
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre(md["tokenizer.ggml.pre"])
     w.add_token_list(md["tokenizer.ggml.tokens"])

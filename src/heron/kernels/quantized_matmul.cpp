@@ -5,6 +5,7 @@
 #include <mlx/ops.h>
 
 #include "heron/kernels/cuda/qmv.h"
+#include "heron/kernels/qmm_operands.h"
 #include "heron/kernels/qmm_primitive.h"
 
 namespace heron::kernels {
@@ -22,14 +23,7 @@ bool fast_path(const mx::array& x, const mx::array& w, const mx::array& scales,
       w.dtype() != mx::uint32) {
     return false;
   }
-  if (bits != 4 && bits != 8) return false;
-  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
-  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
-    return false;
-  }
-  const int64_t K = int64_t{w.shape(1)} * 32 / bits;
-  return K > 0 && x.shape(-1) == K && K % group_size == 0 && scales.shape(0) == w.shape(0) &&
-         scales.shape(1) == K / group_size;
+  return affine_qmm_shapes(x, w, scales, biases, group_size, bits);
 }
 
 }  // namespace

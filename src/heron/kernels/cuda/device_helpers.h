@@ -1,6 +1,6 @@
 #pragma once
-// CUDA source shared by heron's run-time-compiled kernels (the `header` argument of
-// mx::fast::cuda_kernel): the warp-per-output-rows pattern of the decode products.
+// Device code of the warp-per-output-rows pattern of the decode products (passed as
+// the `header` argument of mx::fast::cuda_kernel), and its host-side limits.
 
 namespace heron::kernels::cuda {
 

@@ -3,6 +3,8 @@
 #include <mlx/fast.h>
 #include <mlx/ops.h>
 
+#include "heron/kernels/qmm_operands.h"
+
 namespace heron::kernels::cuda {
 
 namespace mx = mlx::core;
@@ -90,16 +92,8 @@ bool qmv_supported(const mx::array& x, const mx::array& w, const mx::array& scal
   if (scales.dtype() != x.dtype() || biases.dtype() != x.dtype() || w.dtype() != mx::uint32) {
     return false;
   }
-  if (bits != 4 && bits != 8) return false;
-  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
-  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
-    return false;
-  }
-  const int64_t K = int64_t{w.shape(1)} * 32 / bits;
-  if (K <= 0 || x.shape(-1) != K || K % group_size != 0 || scales.shape(0) != w.shape(0) ||
-      scales.shape(1) != K / group_size) {
-    return false;
-  }
+  if (!affine_qmm_shapes(x, w, scales, biases, group_size, bits)) return false;
+  const int64_t K = x.shape(-1);
   const auto rows = static_cast<int64_t>(x.size()) / K;
   return rows >= 1 && rows <= kMaxRows;
 }

@@ -1,0 +1,24 @@
+#pragma once
+// The operand shapes an affine-quantized matmul kernel of ours takes (device and
+// dtypes are each kernel's own business): 4 or 8 bits, groups of 32/64/128,
+// x [..., K], w uint32 [N, K*bits/32], scales and biases [N, K/group_size].
+#include <cstdint>
+
+#include <mlx/array.h>
+
+namespace heron::kernels {
+
+inline bool affine_qmm_shapes(const mlx::core::array& x, const mlx::core::array& w,
+                              const mlx::core::array& scales, const mlx::core::array& biases,
+                              int group_size, int bits) {
+  if (bits != 4 && bits != 8) return false;
+  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
+  if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
+    return false;
+  }
+  const int64_t K = int64_t{w.shape(1)} * 32 / bits;
+  return K > 0 && x.shape(-1) == K && K % group_size == 0 && scales.shape(0) == w.shape(0) &&
+         scales.shape(1) == K / group_size;
+}
+
+}  // namespace heron::kernels
