@@ -1,6 +1,7 @@
 // GPU decode kernels on Llama-3.1-8B's shapes (one row of x): weight bytes read per
-// second by heron's CUDA quantized matrix-vector product (at 1, 2, 4 and 8 rows per
-// warp) against mx::quantized_matmul, and by MLX's bf16 product of the same shape.
+// second by heron's CUDA quantized matrix-vector products (the tensor-core one for
+// 4 bits, the warp one at 1, 2, 4 and 8 rows per warp) against mx::quantized_matmul,
+// and by MLX's bf16 product of the same shape.
 // Small layers cycle through copies of their weights, so that the 50 MB L2 cache
 // does not serve them.
 // Usage: qmv_cuda_bench [BITS]   (4 or 8; group size 64)
@@ -13,6 +14,7 @@
 #include <mlx/mlx.h>
 
 #include "heron/kernels/cuda/qmv.h"
+#include "heron/kernels/cuda/qmv_mma.h"
 #include "timing.h"
 
 namespace mx = mlx::core;
@@ -37,8 +39,8 @@ int main(int argc, char** argv) {
                           {"down", 4096, 14336},
                           {"lm_head", 128256, 4096}};
   std::printf("weight GB/s, %d-bit, group %d, bf16 activations, one row\n", bits, group);
-  std::printf("%-8s %14s | quantized: %6s %6s %6s %6s %6s | bf16: %6s %6s %6s %6s %6s\n", "layer",
-              "N x K", "mlx", "R=1", "R=2", "R=4", "R=8", "mlx", "R=1", "R=2", "R=4", "R=8");
+  std::printf("%-8s %14s | quantized: %6s %6s %6s %6s %6s %6s | bf16: %6s\n", "layer", "N x K",
+              "mlx", "mma", "R=1", "R=2", "R=4", "R=8", "mlx");
   for (const auto& sh : shapes) {
     auto x = mx::random::normal({1, 1, sh.K}, mx::bfloat16, 0.0f, 1.0f, mx::random::key(2), s);
     const double wbytes = 2.0 * sh.N * sh.K;
@@ -65,16 +67,41 @@ int main(int argc, char** argv) {
       return mx::quantized_matmul(x, q[0], q[1], q[2], true, group, bits, "affine", s);
     });
     std::printf("%-8s %7d x %5d |            %6.0f", sh.name, sh.N, sh.K, mlx);
+    if (heron::kernels::cuda::qmv_mma_supported(x, q0[0], q0[1], q0[2], group, bits, s)) {
+      std::printf(" %6.0f", gbs(qbytes, [&](int c) {
+                    const auto& q = qs[c];
+                    return heron::kernels::cuda::qmv_mma(x, q[0], q[1], q[2], group, s);
+                  }));
+    } else {
+      std::printf(" %6s", "-");
+    }
     for (int r : {1, 2, 4, 8}) {
       std::printf(" %6.0f", gbs(qbytes, [&](int c) {
                     const auto& q = qs[c];
                     return heron::kernels::cuda::qmv(x, q[0], q[1], q[2], group, bits, s, r);
                   }));
     }
-    std::printf(" |       %6.0f",
+    std::printf(" | %6.0f",
                 gbs(wbytes, [&](int c) { return mx::matmul(x, mx::transpose(ws[c], s), s); }));
     std::printf("\n");
     std::fflush(stdout);
   }
+  // Time per call of a product too small for the GPU to matter: what each kernel
+  // costs the host (building the graph node, encoding, launching).
+  auto x = mx::random::normal({1, 1, 128}, mx::bfloat16, 0.0f, 1.0f, mx::random::key(2), s);
+  auto q = mx::quantize(mx::random::normal({16, 128}, mx::bfloat16, 0.0f, 0.05f, {}, s), group,
+                        bits, "affine", std::nullopt, s);
+  mx::eval(q);
+  mx::eval(x);
+  auto us = [](const std::function<mx::array()>& f) { return time_per_call(f, 64) * 1e6; };
+  std::printf("us per call, 16 x 128: mlx %.1f, warp R=2 %.1f", us([&] {
+                return mx::quantized_matmul(x, q[0], q[1], q[2], true, group, bits, "affine", s);
+              }),
+              us([&] { return heron::kernels::cuda::qmv(x, q[0], q[1], q[2], group, bits, s); }));
+  if (heron::kernels::cuda::qmv_mma_supported(x, q[0], q[1], q[2], group, bits, s)) {
+    std::printf(", mma %.1f",
+                us([&] { return heron::kernels::cuda::qmv_mma(x, q[0], q[1], q[2], group, s); }));
+  }
+  std::printf("\n");
   return 0;
 }

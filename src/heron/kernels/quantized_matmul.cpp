@@ -5,6 +5,7 @@
 #include <mlx/ops.h>
 
 #include "heron/kernels/cuda/qmv.h"
+#include "heron/kernels/cuda/qmv_mma.h"
 #include "heron/kernels/qmm_operands.h"
 #include "heron/kernels/qmm_primitive.h"
 
@@ -32,6 +33,10 @@ mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::arr
                            const mx::array& biases, int group_size, int bits,
                            mx::StreamOrDevice s) {
   const auto stream = mx::to_stream(s);
+  if (cuda::qmv_mma_supported(x, w, scales, biases, group_size, bits, stream) &&
+      cuda::qmv_mma_preferred(w)) {
+    return cuda::qmv_mma(x, w, scales, biases, group_size, stream);
+  }
   if (cuda::qmv_supported(x, w, scales, biases, group_size, bits, stream) &&
       cuda::qmv_preferred(w, bits)) {
     return cuda::qmv(x, w, scales, biases, group_size, bits, stream);

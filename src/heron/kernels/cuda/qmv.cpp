@@ -25,8 +25,9 @@ constexpr const char* kSource = R"(
   constexpr int kPerWord = 32 / BITS;
   constexpr unsigned kMask = (1u << BITS) - 1u;
   constexpr int kTop = 23 - BITS;  // where q's bits go: the mantissa's top
-  const int rows = x_shape[0];
-  const int K = x_shape[1];
+  const int K = x_shape[x_ndim - 1];
+  int rows = 1;
+  for (int i = 0; i + 1 < x_ndim; ++i) rows *= x_shape[i];
   const int N = w_shape[0];
   const int chunks = K / kVals;
   const int groups = K / GROUP;
@@ -110,17 +111,16 @@ mx::array qmv(const mx::array& x, const mx::array& w, const mx::array& scales,
   const int N = w.shape(0);
   const int rows = static_cast<int>(x.size() / K);
   const int warps = (N + rows_per_warp - 1) / rows_per_warp;
-  auto out = kernel()({mx::reshape(x, {rows, K}, s), w, scales, biases}, {{rows, N}}, {x.dtype()},
-                      {warps * 32, 1, 1}, {kThreads, 1, 1},
-                      {{"T", x.dtype()},
-                       {"BITS", bits},
-                       {"GROUP", group_size},
-                       {"R", rows_per_warp},
-                       {"ROWS", row_tile(rows)}},
-                      std::nullopt, false, s)[0];
   auto shape = x.shape();
   shape.back() = N;
-  return mx::reshape(out, std::move(shape), s);
+  return kernel()({x, w, scales, biases}, {std::move(shape)}, {x.dtype()}, {warps * 32, 1, 1},
+                  {kThreads, 1, 1},
+                  {{"T", x.dtype()},
+                   {"BITS", bits},
+                   {"GROUP", group_size},
+                   {"R", rows_per_warp},
+                   {"ROWS", row_tile(rows)}},
+                  std::nullopt, false, s)[0];
 }
 
 }  // namespace heron::kernels::cuda
