@@ -1,5 +1,8 @@
 #include "heron/kernels/cuda/qmv_mma.h"
 
+#include <variant>
+
+#include <mlx/device.h>
 #include <mlx/fast.h>
 #include <mlx/ops.h>
 
@@ -178,6 +181,17 @@ constexpr int kUnroll = 4;
 
 // Warps per block that share K: enough warps in all to keep the memory busy (a few
 // thousand on an H200's 132 SMs), each with at least two rounds of kUnroll steps.
+// mma.m16n8k16 on 16-bit floats needs compute capability 8.0 (Ampere) or later.
+bool has_tensor_cores() {
+  static const bool yes = [] {
+    const auto& info = mx::device_info(mx::Device::gpu);
+    const auto it = info.find("compute_capability_major");
+    return it != info.end() && std::holds_alternative<size_t>(it->second) &&
+           std::get<size_t>(it->second) >= 8;
+  }();
+  return yes;
+}
+
 int k_split(int tiles, int steps) {
   int split = 1;
   while (split < 8 && tiles * split < 2048 && steps >= 2 * kUnroll * split) split *= 2;
@@ -188,7 +202,9 @@ int k_split(int tiles, int steps) {
 
 bool qmv_mma_supported(const mx::array& x, const mx::array& w, const mx::array& scales,
                        const mx::array& biases, int group_size, int bits, const mx::Stream& s) {
-  if (s.device != mx::Device::gpu || bits != 4 || group_size < 32) return false;
+  if (s.device != mx::Device::gpu || bits != 4 || group_size < 32 || !has_tensor_cores()) {
+    return false;
+  }
   if (x.dtype() != mx::bfloat16 && x.dtype() != mx::float16) return false;
   if (scales.dtype() != x.dtype() || biases.dtype() != x.dtype() || w.dtype() != mx::uint32) {
     return false;
