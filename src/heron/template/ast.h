@@ -57,6 +57,8 @@ enum class ExprKind {
 struct StrRead {
   enum class Kind : uint8_t { None, Text, Var, Member };
   Kind kind = Kind::None;
+  // Member: a key the dict lacks reads as undefined (it names no dict method).
+  bool missing_is_undefined = false;
   int slot = -1;                      // Var, Member: the variable
   const std::string* text = nullptr;  // Text: the literal; Member: the key
 };
@@ -75,7 +77,8 @@ struct ConstExpr : Expr {
     // The program outlives every render, so renders can use the literal without
     // touching its reference count.
     borrowed = value.is_string() ? Value::borrowed(value.str()) : value;
-    if (value.is_string() && !value.is_markup()) read = {StrRead::Kind::Text, -1, &value.str()};
+    if (value.is_string() && !value.is_markup())
+      read = {StrRead::Kind::Text, false, -1, &value.str()};
   }
   Value value;
   Value borrowed;
@@ -83,7 +86,7 @@ struct ConstExpr : Expr {
 
 struct NameExpr : Expr {
   NameExpr(Pos p, std::string n, int s) : Expr(ExprKind::Name, p), name(std::move(n)), slot(s) {
-    read = {StrRead::Kind::Var, s, nullptr};
+    read = {StrRead::Kind::Var, false, s, nullptr};
   }
   std::string name;
   int slot;

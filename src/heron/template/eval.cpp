@@ -110,6 +110,18 @@ bool Interpreter::compare_literal(const CompareExpr& c) {
   return same == eq;
 }
 
+// 'key' in var / 'key' not in var, var a dict: the key lookup alone; nullopt for any
+// other shape or operand (the caller evaluates the comparison in full).
+std::optional<bool> Interpreter::key_in_dict(const CompareExpr& c) {
+  if (c.ops.size() != 1 || c.first->read.kind != StrRead::Kind::Text) return std::nullopt;
+  const auto& [op, right] = c.ops[0];
+  if ((op != CmpOp::In && op != CmpOp::NotIn) || right->kind != ExprKind::Name) return std::nullopt;
+  const Value& container = lookup_ref(static_cast<const NameExpr&>(*right).slot);
+  if (!container.is_dict()) return std::nullopt;
+  return container.dict().contains(static_cast<const ConstExpr&>(*c.first).value) ==
+         (op == CmpOp::In);
+}
+
 bool Interpreter::truth(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Not:
@@ -123,13 +135,17 @@ bool Interpreter::truth(const Expr& e) {
       return truth(*b.left) || truth(*b.right);
     }
     case ExprKind::Const:
-    case ExprKind::Name:
-    case ExprKind::GetItem: {
+    case ExprKind::Name: {
       Value scratch;
       return operand(e, scratch).truthy();
     }
+    case ExprKind::GetAttr:
+    case ExprKind::GetItem:
+      if (std::optional<bool> t = member_truth(e.read)) return *t;
+      break;
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
+      if (std::optional<bool> t = key_in_dict(c)) return *t;
       if (!literal_compare(c)) break;
       try {
         return compare_literal(c);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heron/template/ast.h"
+#include "heron/template/json_context.h"
 #include "heron/template/output.h"
 
 namespace heron::chat::jinja {
@@ -142,12 +143,23 @@ class Interpreter {
     const Value& obj = lookup_ref(r.slot);
     return obj.is_dict() && obj.dict().find(std::string_view(*r.text), out);
   }
+  // bool(var['key']) / bool(var.key) on a dict whose members are still JSON, read in place
+  // without making a Value; nullopt otherwise (the caller then evaluates it in full).
+  std::optional<bool> member_truth(const StrRead& r) {
+    if (r.kind != StrRead::Kind::Member) return std::nullopt;
+    const Value& obj = lookup_ref(r.slot);
+    if (!obj.is_dict() || !obj.dict().reads_json()) return std::nullopt;
+    if (const ContextJson* v = obj.dict().find_json(*r.text)) return json_truth(*v);
+    if (r.missing_is_undefined) return false;
+    return std::nullopt;
+  }
   // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read (the
   // caller checks the output size); false (and nothing appended) when one does not.
   bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
+  std::optional<bool> key_in_dict(const CompareExpr& c);
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   void set_var(int slot, Value v);
