@@ -78,15 +78,22 @@ inline void copy_piece(char* dst, const std::string& piece) {
 }  // namespace
 
 bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
-  const size_t mark = out.size();
+  // The write position and its limit live in locals: stores into the text cannot alias
+  // them, so they stay in registers across the pieces.
+  char* at = out.end();
+  const char* limit = out.limit();
   for (const StrRead& r : pieces) {
     const std::string* piece = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
-    if (!piece) {  // not a plain str: the caller evaluates the expression in full
-      out.erase(mark);
-      return false;
+    if (!piece) return false;  // not a plain str: the caller evaluates the expression in full
+    const size_t n = piece->size();
+    if (limit - at < static_cast<ptrdiff_t>(n)) {
+      at = out.grow_at(at, n);
+      limit = out.limit();
     }
-    copy_piece(out.extend(piece->size()), *piece);
+    copy_piece(at, *piece);
+    at += n;
   }
+  out.commit(at);
   return true;
 }
 
