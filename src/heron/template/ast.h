@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -316,15 +317,27 @@ struct UnsupportedStmt : Stmt {
   std::string message;
 };
 
-// A parsed template: its body and the names it refers to (slot -> name).
+// A parsed template: its body and the names it refers to, interned to slots.
 struct Program {
   Program() = default;
   Program(Program&& other) noexcept
       : body(std::move(other.body)),
         names(std::move(other.names)),
+        slots(std::move(other.slots)),
+        initial(std::move(other.initial)),
+        engine(other.engine),
         last_output_bytes(other.last_output_bytes.load(std::memory_order_relaxed)) {}
   Body body;
-  std::vector<std::string> names;
+  std::vector<std::string> names;              // slot -> name
+  std::unordered_map<std::string, int> slots;  // name -> slot
+  // Per slot, what a render starts from before the context fills it in: the global of
+  // that name (range, namespace, ...) or an undefined value naming it. Made once, shared
+  // read-only by every render.
+  std::vector<Value> initial;
+  // Slots of the names the engine itself binds (-1 when the template never uses them).
+  struct EngineSlots {
+    int loop = -1, caller = -1, varargs = -1, kwargs = -1;
+  } engine;
   // The size of the latest render's output: the next render reserves that much up front
   // instead of regrowing (and recopying) its output as it goes. Renders may run at once.
   mutable std::atomic<size_t> last_output_bytes{0};

@@ -21,17 +21,13 @@ void rethrow_at(const Failure& f, Pos pos) {
 
 Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
                          const RenderSettings& settings)
-    : program_(program), top_(std::move(globals)), settings_(settings) {
-  for (size_t i = 0; i < program.names.size(); ++i) {
-    const auto& name = program.names[i];
-    int* slot = name == "loop"      ? &loop_slot_
-                : name == "caller"  ? &caller_slot_
-                : name == "varargs" ? &varargs_slot_
-                : name == "kwargs"  ? &kwargs_slot_
-                                    : nullptr;
-    if (slot) *slot = static_cast<int>(i);
-  }
-}
+    : program_(program),
+      top_(std::move(globals)),
+      settings_(settings),
+      loop_slot_(program.engine.loop),
+      caller_slot_(program.engine.caller),
+      varargs_slot_(program.engine.varargs),
+      kwargs_slot_(program.engine.kwargs) {}
 
 Interpreter::~Interpreter() {
   for (const auto& weak : macros_) {

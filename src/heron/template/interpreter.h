@@ -55,7 +55,7 @@ struct Failure;
 
 class Interpreter {
  public:
-  // `globals` holds, per name slot, the context value or global (undefined when absent).
+  // `globals` holds, per name slot, the context value or Program::initial's.
   Interpreter(const Program& program, std::vector<Value> globals, const RenderSettings& settings);
   // Breaks the macro <-> scope cycles of this render (see macros_).
   ~Interpreter();
@@ -171,8 +171,8 @@ class Interpreter {
   std::vector<Value> top_;  // top-level variables by slot
   const RenderSettings& settings_;
   std::shared_ptr<Scope> scope_;  // null at the top level
-  // Slots of the names the engine itself binds (-1 when the template never uses them).
-  int loop_slot_ = -1, caller_slot_ = -1, varargs_slot_ = -1, kwargs_slot_ = -1;
+  // Slots of the names the engine itself binds (Program::engine).
+  const int loop_slot_, caller_slot_, varargs_slot_, kwargs_slot_;
   uint64_t steps_ = 0;
   int depth_ = 0;
   // Every macro this render defined. A macro holds its defining scope, which may hold the
