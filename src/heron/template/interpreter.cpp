@@ -59,26 +59,21 @@ void Interpreter::step_limit_exceeded() const {
 
 // ------------------------------------------------------------------------ statements
 
-template <bool kLoopBody>
-Interpreter::Flow Interpreter::exec_body(const Body& body, Output& out) {
+Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
   for (const auto& s : body) {
-    if constexpr (kLoopBody) {
-      if (s->kind == StmtKind::Print) {
-        const auto& n = static_cast<const PrintStmt&>(*s);
-        if (!n.pieces.empty() && append_pieces(n.pieces, out)) {
-          check_size(out.size());
-          continue;
-        }
+    // Lowered prints, the usual statement of a loop body or branch, run here without a
+    // call of exec_stmt.
+    if (s->kind == StmtKind::Print) {
+      const auto& n = static_cast<const PrintStmt&>(*s);
+      if (!n.pieces.empty() && append_pieces(n.pieces, out)) {
+        check_size(out.size());
+        continue;
       }
     }
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
   }
   return Flow::Normal;
-}
-
-Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
-  return exec_body<false>(body, out);
 }
 
 std::string Interpreter::capture(const Body& body) {
@@ -326,7 +321,7 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
       } else {
         assign(stmt.target, (*items)[i]);
       }
-      if (exec_body<true>(stmt.body, out) == Flow::Break) break;
+      if (exec(stmt.body, out) == Flow::Break) break;
     }
   } catch (...) {
     scope_ = saved;

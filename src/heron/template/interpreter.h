@@ -89,11 +89,6 @@ class Interpreter {
   [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, Output& out);
-  // A loop body (kLoopBody) runs its lowered prints, the usual per-message statement,
-  // without a call of exec_stmt. Not elsewhere: the if-chains inline exec(), and the
-  // extra test there costs them more than it saves.
-  template <bool kLoopBody>
-  Flow exec_body(const Body& body, Output& out);
   Flow exec_stmt(const Stmt& s, Output& out);
   Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   Value eval(const Expr& e);
