@@ -230,18 +230,10 @@ Value Interpreter::make_macro(const std::string& name, const std::vector<Param>&
   return Value(std::shared_ptr<Object>(std::move(macro)));
 }
 
-void Interpreter::set_var(int slot, Value v) {
-  if (scope_) {
-    scope_->set(slot, std::move(v));
-  } else {
-    top_[static_cast<size_t>(slot)] = std::move(v);
-  }
-}
-
 void Interpreter::assign(const Target& t, const Value& v) {
   switch (t.kind) {
     case Target::Kind::Name:
-      set_var(t.slot, v);
+      set_var(t.slot, Value(v));
       return;
     case Target::Kind::NsAttr: {
       NameExpr name(t.pos, t.name, t.slot);
@@ -356,7 +348,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
     ValueList varargs;
     for (size_t i = 0; i < args.positional.size(); ++i) {
       if (i < params.size()) {
-        scope_->set(params[i].slot, args.positional[i]);
+        scope_->set(params[i].slot, Value(args.positional[i]));
         bound[i] = true;
       } else {
         varargs.push_back(args.positional[i]);
@@ -370,14 +362,14 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
           if (bound[i]) {
             type_error("macro '" + macro.name + "' got multiple values for argument '" + key + "'");
           }
-          scope_->set(params[i].slot, value);
+          scope_->set(params[i].slot, Value(value));
           bound[i] = matched = true;
           break;
         }
       }
       if (matched) continue;
       if (key == "caller") {
-        if (caller_slot_ >= 0) scope_->set(caller_slot_, value);
+        if (caller_slot_ >= 0) scope_->set(caller_slot_, Value(value));
       } else {
         kwargs.set(Value(key), value);
       }

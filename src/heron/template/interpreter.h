@@ -38,7 +38,7 @@ struct Scope {
     }
     return nullptr;
   }
-  void set(int slot, Value v) {
+  void set(int slot, Value&& v) {
     if (Value* existing = find(slot)) {
       *existing = std::move(v);
     } else {
@@ -162,7 +162,14 @@ class Interpreter {
   std::optional<bool> key_in_dict(const CompareExpr& c);
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
-  void set_var(int slot, Value v);
+  // Moved into place (a {% set %} per message in some loops).
+  void set_var(int slot, Value&& v) {
+    if (scope_) {
+      scope_->set(slot, std::move(v));
+    } else {
+      top_[static_cast<size_t>(slot)] = std::move(v);
+    }
+  }
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out);
   std::string capture(const Body& body);
   Value make_macro(const std::string& name, const std::vector<Param>& params, const Body& body);
