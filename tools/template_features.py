@@ -303,6 +303,10 @@ FEATURES = [
     ("{% set d = {'v': '', 'w': 'x'} %}{% if d['v'] %}v{% endif %}{% if d.w %}w{% endif %}{% if 'v' in d %}h{% endif %}"
      "{% if 'e' in s %}e{% endif %}{% if 'x' in undefined_var %}u{% endif %}{% if 'x' not in xs %}x{% endif %}", DATA),
     ("{% if 'k' in n %}k{% endif %}", DATA),
+    # {% set x = var['key'] %}: a context str borrowed, other members and dicts copied
+    ("{% for m in messages %}{% set c = m['tool_calls'] %}{% set r = m.role %}{% set x = m['nope'] %}"
+     "{{ r }}:{{ c is defined }}{{ c | length if c else '' }}{{ x is defined }}|{% endfor %}"
+     "{% set d2 = {'k': 'v', 'items': 1} %}{% set e = d2['k'] %}{% set f = d2['items'] %}{{ e }}{{ f }}", DATA),
 ]
 
 

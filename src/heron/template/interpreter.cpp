@@ -126,19 +126,9 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         run_for(n, eval(*n.iter), 1, out);
         return Flow::Normal;
       }
-      case StmtKind::Set: {
-        const auto& n = static_cast<const SetStmt&>(s);
-        if (n.target.kind == Target::Kind::Name) {     // {% set content = ... %}: no copy
-          if (Value v; read_item(n.value->read, v)) {  // {% set c = message['content'] %}
-            set_var(n.target.slot, std::move(v));
-            return Flow::Normal;
-          }
-          set_var(n.target.slot, eval(*n.value));
-        } else {
-          assign(n.target, eval(*n.value));
-        }
+      case StmtKind::Set:
+        exec_set(static_cast<const SetStmt&>(s));
         return Flow::Normal;
-      }
       case StmtKind::SetBlock:
       case StmtKind::Macro:
       case StmtKind::CallBlock:
@@ -156,6 +146,29 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
     rethrow_at(f, s.pos);
   }
   return Flow::Normal;
+}
+
+void Interpreter::exec_set(const SetStmt& n) {
+  if (n.target.kind != Target::Kind::Name) {
+    assign(n.target, eval(*n.value));
+    return;
+  }
+  // {% set c = message['content'] %}: a str of the context is borrowed, anything else
+  // found in the dict copied; no evaluation either way.
+  if (n.value->read.kind == StrRead::Kind::Member) {
+    const Value& obj = lookup_ref(n.value->read.slot);
+    if (obj.is_dict() && obj.dict().reads_json()) {
+      if (const std::string* s = obj.dict().find_string(*n.value->read.text)) {
+        set_var(n.target.slot, Value::borrowed(*s));
+        return;
+      }
+    }
+  }
+  if (Value v; read_item(n.value->read, v)) {
+    set_var(n.target.slot, std::move(v));
+    return;
+  }
+  set_var(n.target.slot, eval(*n.value));  // {% set content = ... %}: moved, no copy
 }
 
 // The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.

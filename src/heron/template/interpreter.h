@@ -90,7 +90,8 @@ class Interpreter {
 
   Flow exec(const Body& body, Output& out);
   Flow exec_stmt(const Stmt& s, Output& out);
-  Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
+  Flow exec_block(const Stmt& s, Output& out);
+  void exec_set(const SetStmt& n);  // set block, macro, call, filter, with, scope
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
