@@ -119,7 +119,9 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         for (; i < n.branches.size(); ++i) {
           if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
         }
-        return exec(n.otherwise, out);
+        // Often no else: the messages no branch prints (tool results, a template's first
+        // pass over the messages) skip the call.
+        return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
       }
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
