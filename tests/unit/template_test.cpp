@@ -224,10 +224,11 @@ TEST(TemplateErrors, OutputSizeIsBounded) {
   ojson many = {{"messages", ojson::array()}};
   for (int i = 0; i < 150; ++i)
     many["messages"].push_back({{"role", "user"}, {"content", "0123456789"}});
-  for (const char* source : {"{% for m in messages %}{{ m['content'] + '|' }}{% endfor %}",
-                             "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}"
+  for (const char* source : {"{% for m in messages %}\n{{ m['content'] + '|' }}{% endfor %}",
+                             "{% for m in messages %}{% if m.role == 'user' %}\n{{ m.content }}"
                              "{% endif %}{% endfor %}"}) {
-    EXPECT_NE(error_of(source, many, small).find("OutputLimit"), std::string::npos) << source;
+    const std::string e = error_of(source, many, small);
+    EXPECT_NE(e.find("line 2, column 4: OutputLimit"), std::string::npos) << e;  // the print's
     EXPECT_EQ(error_of(source, many), "") << source;
   }
   // Strings built without printing are bounded too (doubling a namespace value).

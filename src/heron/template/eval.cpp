@@ -77,12 +77,13 @@ inline void copy_piece(char* dst, const std::string& piece) {
 
 }  // namespace
 
-bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
+bool Interpreter::append_pieces(const PrintStmt& print, Output& out) {
   // The write position and its limit live in locals: stores into the text cannot alias
   // them, so they stay in registers across the pieces.
+  if (print.pieces.empty()) return false;
   char* at = out.end();
   const char* limit = out.limit();
-  for (const StrRead& r : pieces) {
+  for (const StrRead& r : print.pieces) {
     const std::string* piece = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
     if (!piece) return false;  // not a plain str: the caller evaluates the expression in full
     const size_t n = piece->size();
@@ -94,6 +95,7 @@ bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out)
     at += n;
   }
   out.commit(at);
+  if (out.size() > settings_.limits.max_output_bytes) output_limit_exceeded_at(print.pos);
   return true;
 }
 

@@ -52,6 +52,14 @@ void Interpreter::output_limit_exceeded() const {
                           std::to_string(settings_.limits.max_output_bytes) + " bytes");
 }
 
+void Interpreter::output_limit_exceeded_at(Pos pos) const {
+  try {
+    output_limit_exceeded();
+  } catch (const Failure& f) {
+    rethrow_at(f, pos);
+  }
+}
+
 void Interpreter::step_limit_exceeded() const {
   fail("StepLimit", "the template ran more than " + std::to_string(settings_.limits.max_steps) +
                         " loop iterations and macro calls");
@@ -63,12 +71,8 @@ Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
   for (const auto& s : body) {
     // Lowered prints, the usual statement of a loop body or branch, run here without a
     // call of exec_stmt.
-    if (s->kind == StmtKind::Print) {
-      const auto& n = static_cast<const PrintStmt&>(*s);
-      if (!n.pieces.empty() && append_pieces(n.pieces, out)) {
-        check_size(out.size());
-        continue;
-      }
+    if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
+      continue;
     }
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
@@ -97,12 +101,10 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         out += static_cast<const TextStmt&>(s).text;
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::Print: {
-        const auto& n = static_cast<const PrintStmt&>(s);
-        if (n.pieces.empty() || !append_pieces(n.pieces, out)) append_expr(*n.expr, out);
+      case StmtKind::Print:  // one that exec() could not append from its pieces
+        append_expr(*static_cast<const PrintStmt&>(s).expr, out);
         check_size(out.size());
         return Flow::Normal;
-      }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         size_t i = 0;

@@ -86,6 +86,7 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue };
 
   [[noreturn]] void output_limit_exceeded() const;
+  [[noreturn]] void output_limit_exceeded_at(Pos pos) const;  // the error naming `pos`
   [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, Output& out);
@@ -154,9 +155,10 @@ class Interpreter {
     if (r.missing_is_undefined) return false;
     return std::nullopt;
   }
-  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read (the
-  // caller checks the output size); false (and nothing appended) when one does not.
-  bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
+  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read and
+  // the output size checked (an error naming the print); false (and nothing appended)
+  // when it has no pieces or one does not read as a plain str.
+  bool append_pieces(const PrintStmt& print, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
