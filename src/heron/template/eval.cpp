@@ -78,9 +78,9 @@ inline void copy_piece(char* dst, const std::string& piece) {
 }  // namespace
 
 bool Interpreter::append_pieces(const PrintStmt& print, Output& out) {
+  if (print.pieces.empty()) return false;
   // The write position and its limit live in locals: stores into the text cannot alias
   // them, so they stay in registers across the pieces.
-  if (print.pieces.empty()) return false;
   char* at = out.end();
   const char* limit = out.limit();
   for (const StrRead& r : print.pieces) {

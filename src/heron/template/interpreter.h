@@ -91,8 +91,8 @@ class Interpreter {
 
   Flow exec(const Body& body, Output& out);
   Flow exec_stmt(const Stmt& s, Output& out);
-  Flow exec_block(const Stmt& s, Output& out);
-  void exec_set(const SetStmt& n);  // set block, macro, call, filter, with, scope
+  Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
+  void exec_set(const SetStmt& n);              // {% set x = ... %}
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
