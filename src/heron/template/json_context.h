@@ -33,10 +33,10 @@ inline std::optional<bool> json_truth(const ContextJson& j) {
       return j.get<uint64_t>() != 0;
     case Type::number_float:
       return j.get<double>() != 0.0;
-    case Type::string:
+    case Type::string:  // not j.empty(): nlohmann's is false for every string
       return !j.get_ref<const std::string&>().empty();
     case Type::array:
-    case Type::object:  // (nlohmann's empty() is false for every string)
+    case Type::object:
       return !j.empty();
     default:
       return std::nullopt;
