@@ -293,6 +293,20 @@ FEATURES = [
     ("{% for m in odd %}{% set r = m.role | safe %}{% if r == 'user' %}U{% elif r == 'tool' or r == '3' %}T{% else %}.{% endif %}"
      "{% if m.role != 'user' %}!{% endif %}{% endfor %}", ODD),
     ("{% for m in messages %}{% if m.role == 'system' %}S{% elif m.role == 'user' and m.nope.x %}U{% endif %}{% endfor %}", DATA),
+    # if-tests of a member and 'key' in dict, read in the JSON context, and their fallbacks
+    ("{% for m in objs %}[{% if m['v'] %}v{% endif %}{% if not m.v %}!{% endif %}{% if m['nope'] %}n{% endif %}"
+     "{% if m.nope %}N{% endif %}{% if m['items'] %}i{% endif %}{% if m['__class__'] %}c{% endif %}"
+     "{% if 'v' in m %}h{% endif %}{% if 'v' not in m %}H{% endif %}{% if 'v' in m and m.v %}b{% endif %}]{% endfor %}",
+     {"objs": [{"v": ""}, {"v": "x"}, {"v": 0}, {"v": 1}, {"v": 0.0}, {"v": -2.5}, {"v": None}, {"v": True},
+               {"v": False}, {"v": []}, {"v": [0]}, {"v": {}}, {"v": {"a": 0}}, {}, {"w": 1},
+               {"v": 18446744073709551615}, {"items": ""}]}),
+    ("{% set d = {'v': '', 'w': 'x'} %}{% if d['v'] %}v{% endif %}{% if d.w %}w{% endif %}{% if 'v' in d %}h{% endif %}"
+     "{% if 'e' in s %}e{% endif %}{% if 'x' in undefined_var %}u{% endif %}{% if 'x' not in xs %}x{% endif %}", DATA),
+    ("{% if 'k' in n %}k{% endif %}", DATA),
+    # {% set x = var['key'] %}: a context str borrowed, other members and dicts copied
+    ("{% for m in messages %}{% set c = m['tool_calls'] %}{% set r = m.role %}{% set x = m['nope'] %}"
+     "{{ r }}:{{ c is defined }}{{ c | length if c else '' }}{{ x is defined }}|{% endfor %}"
+     "{% set d2 = {'k': 'v', 'items': 1} %}{% set e = d2['k'] %}{% set f = d2['items'] %}{{ e }}{{ f }}", DATA),
 ]
 
 

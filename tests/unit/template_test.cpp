@@ -220,6 +220,17 @@ TEST(TemplateErrors, OutputSizeIsBounded) {
       error_of("{% for i in range(200) %}{{ 'xxxxxxxx' }}{% endfor %}", ojson::object(), small)
           .find("OutputLimit"),
       std::string::npos);
+  // A lowered print (pieces read from the context) in a loop body or an if branch.
+  ojson many = {{"messages", ojson::array()}};
+  for (int i = 0; i < 150; ++i)
+    many["messages"].push_back({{"role", "user"}, {"content", "0123456789"}});
+  for (const char* source : {"{% for m in messages %}\n{{ m['content'] + '|' }}{% endfor %}",
+                             "{% for m in messages %}{% if m.role == 'user' %}\n{{ m.content }}"
+                             "{% endif %}{% endfor %}"}) {
+    const std::string e = error_of(source, many, small);
+    EXPECT_NE(e.find("line 2, column 4: OutputLimit"), std::string::npos) << e;  // the print's
+    EXPECT_EQ(error_of(source, many), "") << source;
+  }
   // Strings built without printing are bounded too (doubling a namespace value).
   auto e = error_of(
       "{% set ns = namespace(s='x') %}{% for i in range(64) %}"

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,8 @@ enum class ExprKind {
 struct StrRead {
   enum class Kind : uint8_t { None, Text, Var, Member };
   Kind kind = Kind::None;
+  // Member: a key the dict lacks reads as undefined (it names no dict method).
+  bool missing_is_undefined = false;
   int slot = -1;                      // Var, Member: the variable
   const std::string* text = nullptr;  // Text: the literal; Member: the key
 };
@@ -75,7 +78,8 @@ struct ConstExpr : Expr {
     // The program outlives every render, so renders can use the literal without
     // touching its reference count.
     borrowed = value.is_string() ? Value::borrowed(value.str()) : value;
-    if (value.is_string() && !value.is_markup()) read = {StrRead::Kind::Text, -1, &value.str()};
+    if (value.is_string() && !value.is_markup())
+      read = {StrRead::Kind::Text, false, -1, &value.str()};
   }
   Value value;
   Value borrowed;
@@ -83,7 +87,7 @@ struct ConstExpr : Expr {
 
 struct NameExpr : Expr {
   NameExpr(Pos p, std::string n, int s) : Expr(ExprKind::Name, p), name(std::move(n)), slot(s) {
-    read = {StrRead::Kind::Var, s, nullptr};
+    read = {StrRead::Kind::Var, false, s, nullptr};
   }
   std::string name;
   int slot;
@@ -313,15 +317,27 @@ struct UnsupportedStmt : Stmt {
   std::string message;
 };
 
-// A parsed template: its body and the names it refers to (slot -> name).
+// A parsed template: its body and the names it refers to, interned to slots.
 struct Program {
   Program() = default;
   Program(Program&& other) noexcept
       : body(std::move(other.body)),
         names(std::move(other.names)),
+        slots(std::move(other.slots)),
+        initial(std::move(other.initial)),
+        engine(other.engine),
         last_output_bytes(other.last_output_bytes.load(std::memory_order_relaxed)) {}
   Body body;
-  std::vector<std::string> names;
+  std::vector<std::string> names;              // slot -> name
+  std::unordered_map<std::string, int> slots;  // name -> slot
+  // Per slot, what a render starts from before the context fills it in: the global of
+  // that name (range, namespace, ...) or an undefined value naming it. Made once, shared
+  // read-only by every render.
+  std::vector<Value> initial;
+  // Slots of the names the engine itself binds (-1 when the template never uses them).
+  struct EngineSlots {
+    int loop = -1, caller = -1, varargs = -1, kwargs = -1;
+  } engine;
   // The size of the latest render's output: the next render reserves that much up front
   // instead of regrowing (and recopying) its output as it goes. Renders may run at once.
   mutable std::atomic<size_t> last_output_bytes{0};

@@ -77,16 +77,25 @@ inline void copy_piece(char* dst, const std::string& piece) {
 
 }  // namespace
 
-bool Interpreter::append_pieces(const std::vector<StrRead>& pieces, Output& out) {
-  const size_t mark = out.size();
-  for (const StrRead& r : pieces) {
+bool Interpreter::append_pieces(const PrintStmt& print, Output& out) {
+  if (print.pieces.empty()) return false;
+  // The write position and its limit live in locals: stores into the text cannot alias
+  // them, so they stay in registers across the pieces.
+  char* at = out.end();
+  const char* limit = out.limit();
+  for (const StrRead& r : print.pieces) {
     const std::string* piece = r.kind == StrRead::Kind::Text ? r.text : read_string(r);
-    if (!piece) {  // not a plain str: the caller evaluates the expression in full
-      out.erase(mark);
-      return false;
+    if (!piece) return false;  // not a plain str: the caller evaluates the expression in full
+    const size_t n = piece->size();
+    if (limit - at < static_cast<ptrdiff_t>(n)) {
+      at = out.grow_at(at, n);
+      limit = out.limit();
     }
-    copy_piece(out.extend(piece->size()), *piece);
+    copy_piece(at, *piece);
+    at += n;
   }
+  out.commit(at);
+  if (out.size() > settings_.limits.max_output_bytes) output_limit_exceeded_at(print.pos);
   return true;
 }
 
@@ -110,6 +119,18 @@ bool Interpreter::compare_literal(const CompareExpr& c) {
   return same == eq;
 }
 
+// 'key' in var / 'key' not in var, var a dict: the key lookup alone; nullopt for any
+// other shape or operand (the caller evaluates the comparison in full).
+std::optional<bool> Interpreter::key_in_dict(const CompareExpr& c) {
+  if (c.ops.size() != 1 || c.first->read.kind != StrRead::Kind::Text) return std::nullopt;
+  const auto& [op, right] = c.ops[0];
+  if ((op != CmpOp::In && op != CmpOp::NotIn) || right->kind != ExprKind::Name) return std::nullopt;
+  const Value& container = lookup_ref(static_cast<const NameExpr&>(*right).slot);
+  if (!container.is_dict()) return std::nullopt;
+  return container.dict().contains(static_cast<const ConstExpr&>(*c.first).value) ==
+         (op == CmpOp::In);
+}
+
 bool Interpreter::truth(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Not:
@@ -123,13 +144,17 @@ bool Interpreter::truth(const Expr& e) {
       return truth(*b.left) || truth(*b.right);
     }
     case ExprKind::Const:
-    case ExprKind::Name:
-    case ExprKind::GetItem: {
+    case ExprKind::Name: {
       Value scratch;
       return operand(e, scratch).truthy();
     }
+    case ExprKind::GetAttr:
+    case ExprKind::GetItem:
+      if (std::optional<bool> t = member_truth(e.read)) return *t;
+      break;
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
+      if (std::optional<bool> t = key_in_dict(c)) return *t;
       if (!literal_compare(c)) break;
       try {
         return compare_literal(c);

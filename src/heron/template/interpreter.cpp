@@ -21,17 +21,13 @@ void rethrow_at(const Failure& f, Pos pos) {
 
 Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
                          const RenderSettings& settings)
-    : program_(program), top_(std::move(globals)), settings_(settings) {
-  for (size_t i = 0; i < program.names.size(); ++i) {
-    const auto& name = program.names[i];
-    int* slot = name == "loop"      ? &loop_slot_
-                : name == "caller"  ? &caller_slot_
-                : name == "varargs" ? &varargs_slot_
-                : name == "kwargs"  ? &kwargs_slot_
-                                    : nullptr;
-    if (slot) *slot = static_cast<int>(i);
-  }
-}
+    : program_(program),
+      top_(std::move(globals)),
+      settings_(settings),
+      loop_slot_(program.engine.loop),
+      caller_slot_(program.engine.caller),
+      varargs_slot_(program.engine.varargs),
+      kwargs_slot_(program.engine.kwargs) {}
 
 Interpreter::~Interpreter() {
   for (const auto& weak : macros_) {
@@ -56,6 +52,14 @@ void Interpreter::output_limit_exceeded() const {
                           std::to_string(settings_.limits.max_output_bytes) + " bytes");
 }
 
+void Interpreter::output_limit_exceeded_at(Pos pos) const {
+  try {
+    output_limit_exceeded();
+  } catch (const Failure& f) {
+    rethrow_at(f, pos);
+  }
+}
+
 void Interpreter::step_limit_exceeded() const {
   fail("StepLimit", "the template ran more than " + std::to_string(settings_.limits.max_steps) +
                         " loop iterations and macro calls");
@@ -65,6 +69,11 @@ void Interpreter::step_limit_exceeded() const {
 
 Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
   for (const auto& s : body) {
+    // Lowered prints, the usual statement of a loop body or branch, run here without a
+    // call of exec_stmt.
+    if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
+      continue;
+    }
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
   }
@@ -92,12 +101,10 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         out += static_cast<const TextStmt&>(s).text;
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::Print: {
-        const auto& n = static_cast<const PrintStmt&>(s);
-        if (n.pieces.empty() || !append_pieces(n.pieces, out)) append_expr(*n.expr, out);
+      case StmtKind::Print:  // one that exec() could not append from its pieces
+        append_expr(*static_cast<const PrintStmt&>(s).expr, out);
         check_size(out.size());
         return Flow::Normal;
-      }
       case StmtKind::If: {
         const auto& n = static_cast<const IfStmt&>(s);
         size_t i = 0;
@@ -114,26 +121,18 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         for (; i < n.branches.size(); ++i) {
           if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
         }
-        return exec(n.otherwise, out);
+        // Often no else: the messages no branch prints (tool results, a template's first
+        // pass over the messages) skip the call.
+        return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
       }
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
         run_for(n, eval(*n.iter), 1, out);
         return Flow::Normal;
       }
-      case StmtKind::Set: {
-        const auto& n = static_cast<const SetStmt&>(s);
-        if (n.target.kind == Target::Kind::Name) {     // {% set content = ... %}: no copy
-          if (Value v; read_item(n.value->read, v)) {  // {% set c = message['content'] %}
-            set_var(n.target.slot, std::move(v));
-            return Flow::Normal;
-          }
-          set_var(n.target.slot, eval(*n.value));
-        } else {
-          assign(n.target, eval(*n.value));
-        }
+      case StmtKind::Set:
+        exec_set(static_cast<const SetStmt&>(s));
         return Flow::Normal;
-      }
       case StmtKind::SetBlock:
       case StmtKind::Macro:
       case StmtKind::CallBlock:
@@ -151,6 +150,29 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
     rethrow_at(f, s.pos);
   }
   return Flow::Normal;
+}
+
+void Interpreter::exec_set(const SetStmt& n) {
+  if (n.target.kind != Target::Kind::Name) {
+    assign(n.target, eval(*n.value));
+    return;
+  }
+  // {% set c = message['content'] %}: a str of the context is borrowed, anything else
+  // found in the dict copied; no evaluation either way.
+  if (n.value->read.kind == StrRead::Kind::Member) {
+    const Value& obj = lookup_ref(n.value->read.slot);
+    if (obj.is_dict() && obj.dict().reads_json()) {
+      if (const std::string* s = obj.dict().find_string(*n.value->read.text)) {
+        set_var(n.target.slot, Value::borrowed(*s));
+        return;
+      }
+    }
+  }
+  if (Value v; read_item(n.value->read, v)) {
+    set_var(n.target.slot, std::move(v));
+    return;
+  }
+  set_var(n.target.slot, eval(*n.value));  // {% set content = ... %}: moved, no copy
 }
 
 // The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.
@@ -225,18 +247,10 @@ Value Interpreter::make_macro(const std::string& name, const std::vector<Param>&
   return Value(std::shared_ptr<Object>(std::move(macro)));
 }
 
-void Interpreter::set_var(int slot, Value v) {
-  if (scope_) {
-    scope_->set(slot, std::move(v));
-  } else {
-    top_[static_cast<size_t>(slot)] = std::move(v);
-  }
-}
-
 void Interpreter::assign(const Target& t, const Value& v) {
   switch (t.kind) {
     case Target::Kind::Name:
-      set_var(t.slot, v);
+      set_var(t.slot, Value(v));
       return;
     case Target::Kind::NsAttr: {
       NameExpr name(t.pos, t.name, t.slot);
@@ -351,7 +365,7 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
     ValueList varargs;
     for (size_t i = 0; i < args.positional.size(); ++i) {
       if (i < params.size()) {
-        scope_->set(params[i].slot, args.positional[i]);
+        scope_->set(params[i].slot, Value(args.positional[i]));
         bound[i] = true;
       } else {
         varargs.push_back(args.positional[i]);
@@ -365,14 +379,14 @@ Value Interpreter::call_macro(const MacroDef& macro, CallArgs& args) {
           if (bound[i]) {
             type_error("macro '" + macro.name + "' got multiple values for argument '" + key + "'");
           }
-          scope_->set(params[i].slot, value);
+          scope_->set(params[i].slot, Value(value));
           bound[i] = matched = true;
           break;
         }
       }
       if (matched) continue;
       if (key == "caller") {
-        if (caller_slot_ >= 0) scope_->set(caller_slot_, value);
+        if (caller_slot_ >= 0) scope_->set(caller_slot_, Value(value));
       } else {
         kwargs.set(Value(key), value);
       }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heron/template/ast.h"
+#include "heron/template/json_context.h"
 #include "heron/template/output.h"
 
 namespace heron::chat::jinja {
@@ -37,7 +38,7 @@ struct Scope {
     }
     return nullptr;
   }
-  void set(int slot, Value v) {
+  void set(int slot, Value&& v) {
     if (Value* existing = find(slot)) {
       *existing = std::move(v);
     } else {
@@ -54,7 +55,7 @@ struct Failure;
 
 class Interpreter {
  public:
-  // `globals` holds, per name slot, the context value or global (undefined when absent).
+  // `globals` holds, per name slot, the context value or Program::initial's.
   Interpreter(const Program& program, std::vector<Value> globals, const RenderSettings& settings);
   // Breaks the macro <-> scope cycles of this render (see macros_).
   ~Interpreter();
@@ -85,11 +86,13 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue };
 
   [[noreturn]] void output_limit_exceeded() const;
+  [[noreturn]] void output_limit_exceeded_at(Pos pos) const;  // the error naming `pos`
   [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, Output& out);
   Flow exec_stmt(const Stmt& s, Output& out);
   Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
+  void exec_set(const SetStmt& n);              // {% set x = ... %}
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
@@ -142,15 +145,34 @@ class Interpreter {
     const Value& obj = lookup_ref(r.slot);
     return obj.is_dict() && obj.dict().find(std::string_view(*r.text), out);
   }
-  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read (the
-  // caller checks the output size); false (and nothing appended) when one does not.
-  bool append_pieces(const std::vector<StrRead>& pieces, Output& out);
+  // bool(var['key']) / bool(var.key) on a dict whose members are still JSON, read in place
+  // without making a Value; nullopt otherwise (the caller then evaluates it in full).
+  std::optional<bool> member_truth(const StrRead& r) {
+    if (r.kind != StrRead::Kind::Member) return std::nullopt;
+    const Value& obj = lookup_ref(r.slot);
+    if (!obj.is_dict() || !obj.dict().reads_json()) return std::nullopt;
+    if (const ContextJson* v = obj.dict().find_json(*r.text)) return json_truth(*v);
+    if (r.missing_is_undefined) return false;
+    return std::nullopt;
+  }
+  // {{ ... }} whose lowered pieces all read as plain strs, appended as they are read and
+  // the output size checked (an error naming the print); false (and nothing appended)
+  // when it has no pieces or one does not read as a plain str.
+  bool append_pieces(const PrintStmt& print, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
   static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
+  std::optional<bool> key_in_dict(const CompareExpr& c);
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
-  void set_var(int slot, Value v);
+  // Moved into place (a {% set %} per message in some loops).
+  void set_var(int slot, Value&& v) {
+    if (scope_) {
+      scope_->set(slot, std::move(v));
+    } else {
+      top_[static_cast<size_t>(slot)] = std::move(v);
+    }
+  }
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out);
   std::string capture(const Body& body);
   Value make_macro(const std::string& name, const std::vector<Param>& params, const Body& body);
@@ -159,8 +181,8 @@ class Interpreter {
   std::vector<Value> top_;  // top-level variables by slot
   const RenderSettings& settings_;
   std::shared_ptr<Scope> scope_;  // null at the top level
-  // Slots of the names the engine itself binds (-1 when the template never uses them).
-  int loop_slot_ = -1, caller_slot_ = -1, varargs_slot_ = -1, kwargs_slot_ = -1;
+  // Slots of the names the engine itself binds (Program::engine).
+  const int loop_slot_, caller_slot_, varargs_slot_, kwargs_slot_;
   uint64_t steps_ = 0;
   int depth_ = 0;
   // Every macro this render defined. A macro holds its defining scope, which may hold the

@@ -58,14 +58,14 @@ bool add_literals(const Expr& e, StrRead& subject, std::vector<const std::string
 GetAttrExpr::GetAttrExpr(Pos p, ExprPtr o, std::string a)
     : Expr(ExprKind::GetAttr, p), obj(std::move(o)), attr(std::move(a)) {
   if (obj->kind == ExprKind::Name && attr_is_item(attr)) {
-    read = {StrRead::Kind::Member, obj->read.slot, &attr};
+    read = {StrRead::Kind::Member, true, obj->read.slot, &attr};
   }
 }
 
 GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
     : Expr(ExprKind::GetItem, p), obj(std::move(o)), key(std::move(k)) {
   if (obj->kind == ExprKind::Name && key->read.kind == StrRead::Kind::Text) {
-    read = {StrRead::Kind::Member, obj->read.slot, key->read.text};
+    read = {StrRead::Kind::Member, attr_is_item(*key->read.text), obj->read.slot, key->read.text};
   }
 }
 

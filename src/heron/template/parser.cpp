@@ -54,7 +54,6 @@ class Parser {
   std::vector<Token> toks_;
   size_t i_ = 0;
   Program prog_;
-  std::unordered_map<std::string, int> slots_;
   std::vector<std::string> tag_stack_;
   std::vector<std::vector<std::string>> end_stack_;
   int depth_ = 0;
@@ -110,7 +109,7 @@ class Parser {
   }
 
   int slot(const std::string& name) {
-    auto [it, inserted] = slots_.emplace(name, static_cast<int>(prog_.names.size()));
+    auto [it, inserted] = prog_.slots.emplace(name, static_cast<int>(prog_.names.size()));
     if (inserted) prog_.names.push_back(name);
     return it->second;
   }
@@ -857,9 +856,30 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+void bind_names(Program& program) {
+  for (size_t slot = 0; slot < program.names.size(); ++slot) {
+    const std::string& name = program.names[slot];
+    Value initial;
+    if (!find_global(name, initial)) initial = Value::undefined_named(name);
+    program.initial.push_back(std::move(initial));
+    auto& engine = program.engine;
+    int* engine_slot = name == "loop"      ? &engine.loop
+                       : name == "caller"  ? &engine.caller
+                       : name == "varargs" ? &engine.varargs
+                       : name == "kwargs"  ? &engine.kwargs
+                                           : nullptr;
+    if (engine_slot) *engine_slot = static_cast<int>(slot);
+  }
+}
+
+}  // namespace
+
 Program parse(const std::string& source) {
   Program program = Parser(source).run();
   check_filters_and_tests(program);
+  bind_names(program);
   return program;
 }
 

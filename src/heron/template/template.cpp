@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "heron/core/error.h"
-#include "heron/template/builtins.h"
 #include "heron/template/failure.h"
 #include "heron/template/interpreter.h"
 #include "heron/template/json_context.h"
@@ -19,17 +18,12 @@ std::string render_with(const jinja::Program& program, const nlohmann::ordered_j
   if (!context.is_object()) throw Error("chat template context must be a JSON object");
   // Declared before the interpreter: values borrow from the pool until the render ends.
   jinja::JsonPool pool;
-  std::vector<jinja::Value> globals;
-  globals.reserve(program.names.size());
-  for (const auto& name : program.names) {
-    auto it = context.find(name);
-    jinja::Value v;
-    if (it != context.end()) {
-      v = jinja::from_json(pool, *it);
-    } else if (!jinja::find_global(name, v)) {
-      v = jinja::Value::undefined_named(name);
+  std::vector<jinja::Value> globals = program.initial;
+  for (const auto& [key, value] : context.get_ref<const nlohmann::ordered_json::object_t&>()) {
+    auto slot = program.slots.find(key);  // context entries the template never names: skipped
+    if (slot != program.slots.end()) {
+      globals[static_cast<size_t>(slot->second)] = jinja::from_json(pool, value);
     }
-    globals.push_back(std::move(v));
   }
   jinja::RenderSettings settings;
   settings.limits.max_output_bytes = options.max_output_bytes;

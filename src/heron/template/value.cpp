@@ -167,15 +167,12 @@ bool Dict::find(const Value& key, Value& out) const {
 
 bool Dict::find(std::string_view key, Value& out) const {
   if (members_) {
-    for (const auto& [k, v] : *members_) {
-      if (same_text(k, key)) {
-        // Strings (contents, names) are the usual hit: borrowed without the conversion.
-        const auto* s = v.get_ptr<const std::string*>();
-        out = s ? Value::borrowed(*s) : from_json(*pool_, v);
-        return true;
-      }
-    }
-    return false;
+    const ContextJson* v = find_json(key);
+    if (!v) return false;
+    // Strings (contents, names) are the usual hit: borrowed without the conversion.
+    const auto* s = v->get_ptr<const std::string*>();
+    out = s ? Value::borrowed(*s) : from_json(*pool_, *v);
+    return true;
   }
   for (const auto& [k, v] : items_) {
     if (k.is_string() && k.str() == key) {
@@ -187,12 +184,8 @@ bool Dict::find(std::string_view key, Value& out) const {
 }
 
 bool Dict::contains(const Value& key) const {
-  if (members_ && key.is_string()) {  // 'tool_calls' in message: no conversion of the value
-    for (const auto& member : *members_) {
-      if (same_text(member.first, key.str())) return true;
-    }
-    return false;
-  }
+  // 'tool_calls' in message: no conversion of the value
+  if (members_ && key.is_string()) return find_json(key.str()) != nullptr;
   Value ignored;
   return find(key, ignored);
 }

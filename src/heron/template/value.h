@@ -173,8 +173,15 @@ class Dict {
   // message['role'] read, inline and without making a Value.
   const std::string* find_string(std::string_view key) const {
     if (!members_) return find_string_in_items(key);
+    const ContextJson* v = find_json(key);
+    return v ? v->get_ptr<const std::string*>() : nullptr;
+  }
+  // Whether the members still live in the context JSON (find_json reads them).
+  bool reads_json() const { return members_ != nullptr; }
+  // The JSON value of `key` (null when missing); only while reads_json().
+  const ContextJson* find_json(std::string_view key) const {
     for (const auto& [k, v] : *members_) {  // chat messages have a handful of keys
-      if (same_text(k, key)) return v.get_ptr<const std::string*>();
+      if (same_text(k, key)) return &v;
     }
     return nullptr;
   }
