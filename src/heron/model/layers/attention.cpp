@@ -31,10 +31,12 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   const int B = x.shape(0);
   const int L = x.shape(1);
   // [B, L, heads*D] -> [B, heads, L, D], normalising per head where the model asks.
+  // One position (decode) needs no transpose: a reshape lays it out the same way, and
+  // every node less shortens the host's work per step.
   auto heads = [&](const mx::array& t, int n, const std::optional<RMSNorm>& norm) {
-    auto r = mx::reshape(t, {B, L, n, head_dim_});
+    auto r = L == 1 ? mx::reshape(t, {B, n, 1, head_dim_}) : mx::reshape(t, {B, L, n, head_dim_});
     if (norm) r = (*norm)(r);
-    return mx::transpose(r, {0, 2, 1, 3});
+    return L == 1 ? r : mx::transpose(r, {0, 2, 1, 3});
   };
   auto qkv = qkv_(x);
   auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
@@ -42,7 +44,8 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
   auto history = cache.update(k, v);
   auto out = kernels::scaled_dot_product_attention(q, history.keys, history.values, scale_, L > 1);
-  out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * head_dim_});
+  if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
+  out = mx::reshape(out, {B, L, heads_ * head_dim_});
   return o_(out);
 }
 

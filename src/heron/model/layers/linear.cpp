@@ -20,6 +20,7 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
   if (!l.scales_) {
     l.weight_ = mx::astype(l.weight_, w.dtype());
     l.in_features_ = l.weight_.shape(1);
+    l.make_transposed_view();
     return l;
   }
   const auto scheme = w.quant_scheme(prefix);
@@ -40,6 +41,10 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
     l.biases_ = mx::astype(*l.biases_, w.dtype());
   }
   return l;
+}
+
+void Linear::make_transposed_view() {
+  weight_t_ = mx::transpose(weight_);
 }
 
 bool Linear::fusable_with(const Linear& o) const {
@@ -77,6 +82,7 @@ LinearGroup LinearGroup::load(Weights& w, const std::vector<std::string>& prefix
     arrays.push_back(*(fused.*member));
   }
   mx::eval(arrays);
+  fused.make_transposed_view();
   g.layers_ = {std::move(fused)};
   return g;
 }
@@ -91,7 +97,7 @@ std::vector<mx::array> LinearGroup::operator()(const mx::array& x) const {
 mx::array Linear::operator()(const mx::array& x) const {
   mx::array y = x;
   if (!quant_.bits) {
-    y = mx::matmul(x, mx::transpose(weight_));
+    y = mx::matmul(x, *weight_t_);
   } else if (biases_) {
     y = kernels::quantized_matmul(x, weight_, *scales_, *biases_, quant_.group_size, quant_.bits);
   } else {

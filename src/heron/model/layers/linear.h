@@ -32,7 +32,11 @@ class Linear {
   friend class LinearGroup;
   // Same input size, quantization, dtype and bias: can share one matrix product.
   bool fusable_with(const Linear& o) const;
+  // Float weights are multiplied through this view, [in, out], made once: a transpose
+  // per call would add a node to every step's graph (host time per step: architecture.md).
+  void make_transposed_view();
   mlx::core::array weight_{0.0f};
+  std::optional<mlx::core::array> weight_t_;
   std::optional<mlx::core::array> scales_, biases_, bias_;
   QuantParams quant_;
   int in_features_ = 0;
