@@ -19,6 +19,11 @@ void rethrow_at(const Failure& f, Pos pos) {
   throw Error(where + f.type + ": " + f.message);
 }
 
+void Scope::append(int slot, Value&& v) {
+  vars.emplace_back(slot, std::move(v));
+  ++live;
+}
+
 Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
                          const RenderSettings& settings)
     : program_(program),
@@ -74,6 +79,7 @@ Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
     if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
       continue;
     }
+    if (s->kind == StmtKind::Set && set_member(static_cast<const SetStmt&>(*s))) continue;
     Flow flow = exec_stmt(*s, out);
     if (flow != Flow::Normal) return flow;
   }
@@ -112,14 +118,14 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
           if (const std::string* subject = read_string(n.subject)) {
             for (const IfStmt::Case& c : n.cases) {
               if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
-                return exec(n.branches[c.branch].second, out);
+                return exec_branch(n.branches[c.branch].second, out);
               }
             }
             i = n.lowered;
           }
         }
         for (; i < n.branches.size(); ++i) {
-          if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
+          if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);
         }
         // Often no else: the messages no branch prints (tool results, a template's first
         // pass over the messages) skip the call.
@@ -157,22 +163,22 @@ void Interpreter::exec_set(const SetStmt& n) {
     assign(n.target, eval(*n.value));
     return;
   }
-  // {% set c = message['content'] %}: a str of the context is borrowed, anything else
-  // found in the dict copied; no evaluation either way.
-  if (n.value->read.kind == StrRead::Kind::Member) {
-    const Value& obj = lookup_ref(n.value->read.slot);
-    if (obj.is_dict() && obj.dict().reads_json()) {
-      if (const std::string* s = obj.dict().find_string(*n.value->read.text)) {
-        set_var(n.target.slot, Value::borrowed(*s));
-        return;
-      }
-    }
-  }
-  if (Value v; read_item(n.value->read, v)) {
+  if (Value v; read_item(n.value->read, v)) {  // var['key'] found in a dict: no evaluation
     set_var(n.target.slot, std::move(v));
     return;
   }
   set_var(n.target.slot, eval(*n.value));  // {% set content = ... %}: moved, no copy
+}
+
+bool Interpreter::set_member(const SetStmt& n) {
+  const StrRead& r = n.value->read;
+  if (n.target.kind != Target::Kind::Name || r.kind != StrRead::Kind::Member) return false;
+  const Value& obj = lookup_ref(r.slot);
+  if (!obj.is_dict() || !obj.dict().reads_json()) return false;
+  const std::string* s = obj.dict().find_string(*r.text);
+  if (!s) return false;
+  set_var(n.target.slot, Value::borrowed(*s));
+  return true;
 }
 
 // The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.
@@ -293,14 +299,14 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
       ValueList kept;
       for (const auto& item : *items) {
         count_steps(1);
-        scope->vars.clear();
+        scope->live = 0;
         assign(stmt.target, item);
         if (truth(*stmt.filter)) kept.push_back(item);
       }
       items = std::make_shared<const ValueList>(std::move(kept));
     }
     if (items->empty()) {
-      scope->vars.clear();
+      scope->live = 0;
       exec(stmt.otherwise, out);
       scope_ = saved;
       return;
@@ -314,14 +320,14 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
         stmt.target.kind == Target::Kind::Name && stmt.target.slot != loop_slot_;
     // A fresh scope per iteration: it keeps only `loop` and a plain target, which are
     // overwritten in place; whatever the body set is dropped.
-    scope->vars.clear();
-    if (loop_slot_ >= 0) scope->vars.emplace_back(loop_slot_, loop_value);
-    if (plain_target) scope->vars.emplace_back(stmt.target.slot, Value());
-    const size_t kept = scope->vars.size();
+    scope->live = 0;
+    if (loop_slot_ >= 0) scope->set(loop_slot_, Value(loop_value));
+    if (plain_target) scope->set(stmt.target.slot, Value());
+    const size_t kept = scope->live;
     for (size_t i = 0; i < items->size(); ++i) {
       count_steps(1);
       loop->index0 = i;
-      if (scope->vars.size() != kept) scope->vars.resize(kept);
+      scope->live = kept;
       if (loop_slot_ >= 0 && scope->vars[0].second.payload() != loop.get()) {
         scope->vars[0].second = loop_value;  // the body rebound `loop`
       }

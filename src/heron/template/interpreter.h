@@ -27,24 +27,32 @@ struct RenderSettings {
   std::optional<std::tm> now;  // what strftime_now() sees; the local time when unset
 };
 
-// Variables of one scope (a loop iteration, a macro call, a with block).
+// Variables of one scope (a loop iteration, a macro call, a with block): the first `live`
+// entries of `vars`. A loop drops an iteration's variables by lowering `live`; their
+// storage stays for the next iteration's sets (a {% set %} per message in some loops).
 struct Scope {
   explicit Scope(std::shared_ptr<Scope> p) : parent(std::move(p)) {}
   std::shared_ptr<Scope> parent;  // null: the template's top level
   std::vector<std::pair<int, Value>> vars;
+  size_t live = 0;
   Value* find(int slot) {
-    for (auto& [s, v] : vars) {
-      if (s == slot) return &v;
+    for (size_t i = 0; i < live; ++i) {
+      if (vars[i].first == slot) return &vars[i].second;
     }
     return nullptr;
   }
   void set(int slot, Value&& v) {
     if (Value* existing = find(slot)) {
       *existing = std::move(v);
+    } else if (live < vars.size()) {
+      vars[live].first = slot;
+      vars[live].second = std::move(v);
+      ++live;
     } else {
-      vars.emplace_back(slot, std::move(v));
+      append(slot, std::move(v));
     }
   }
+  void append(int slot, Value&& v);  // out of line: set() stays small enough to inline
 };
 
 struct MacroDef;
@@ -90,9 +98,21 @@ class Interpreter {
   [[noreturn]] void step_limit_exceeded() const;
 
   Flow exec(const Body& body, Output& out);
+  // A branch of an if: most are one lowered print, appended without a call of exec().
+  Flow exec_branch(const Body& body, Output& out) {
+    if (body.size() == 1 && body[0]->kind == StmtKind::Print &&
+        append_pieces(static_cast<const PrintStmt&>(*body[0]), out)) {
+      return Flow::Normal;
+    }
+    return exec(body, out);
+  }
   Flow exec_stmt(const Stmt& s, Output& out);
   Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   void exec_set(const SetStmt& n);              // {% set x = ... %}
+  // {% set c = message['content'] %} on a dict whose members are still JSON, the str found
+  // there borrowed into the variable; false (nothing set) for any other shape or value
+  // (exec_set then runs it). Never throws a Failure, so exec() runs it without exec_stmt.
+  bool set_member(const SetStmt& n);
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
