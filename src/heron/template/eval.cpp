@@ -70,6 +70,12 @@ inline void copy_piece(char* dst, const std::string& piece) {
     std::memcpy(dst + n - 4, &tail, 4);
   } else if (n < 4) {
     for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else if (n <= 32) {  // two overlapping 16-byte blocks: the 17-32 byte tags
+    char head[16], tail[16];
+    std::memcpy(head, src, 16);
+    std::memcpy(tail, src + n - 16, 16);
+    std::memcpy(dst, head, 16);
+    std::memcpy(dst + n - 16, tail, 16);
   } else {
     std::memcpy(dst, src, n);
   }
