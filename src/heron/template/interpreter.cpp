@@ -19,9 +19,9 @@ void rethrow_at(const Failure& f, Pos pos) {
   throw Error(where + f.type + ": " + f.message);
 }
 
-void Scope::append(int slot, Value&& v) {
-  vars.emplace_back(slot, std::move(v));
+Value& Scope::add(int slot) {
   ++live;
+  return vars.emplace_back(slot, Value()).second;
 }
 
 Interpreter::Interpreter(const Program& program, std::vector<Value> globals,

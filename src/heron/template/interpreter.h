@@ -41,18 +41,18 @@ struct Scope {
     }
     return nullptr;
   }
-  void set(int slot, Value&& v) {
-    if (Value* existing = find(slot)) {
-      *existing = std::move(v);
-    } else if (live < vars.size()) {
+  // The variable `slot` of this scope, added when missing (holding whatever an earlier
+  // iteration left there: the caller assigns it).
+  Value& var(int slot) {
+    if (Value* existing = find(slot)) return *existing;
+    if (live < vars.size()) {
       vars[live].first = slot;
-      vars[live].second = std::move(v);
-      ++live;
-    } else {
-      append(slot, std::move(v));
+      return vars[live++].second;
     }
+    return add(slot);
   }
-  void append(int slot, Value&& v);  // out of line: set() stays small enough to inline
+  Value& add(int slot);  // out of line: var() stays small enough to inline
+  void set(int slot, Value&& v) { var(slot) = std::move(v); }
 };
 
 struct MacroDef;
@@ -187,11 +187,7 @@ class Interpreter {
   void assign(const Target& t, const Value& v);
   // Moved into place (a {% set %} per message in some loops).
   void set_var(int slot, Value&& v) {
-    if (scope_) {
-      scope_->set(slot, std::move(v));
-    } else {
-      top_[static_cast<size_t>(slot)] = std::move(v);
-    }
+    (scope_ ? scope_->var(slot) : top_[static_cast<size_t>(slot)]) = std::move(v);
   }
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out);
   std::string capture(const Body& body);
