@@ -72,20 +72,6 @@ void Interpreter::step_limit_exceeded() const {
 
 // ------------------------------------------------------------------------ statements
 
-Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
-  for (const auto& s : body) {
-    // Lowered prints, the usual statement of a loop body or branch, run here without a
-    // call of exec_stmt.
-    if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
-      continue;
-    }
-    if (s->kind == StmtKind::Set && set_member(static_cast<const SetStmt&>(*s))) continue;
-    Flow flow = exec_stmt(*s, out);
-    if (flow != Flow::Normal) return flow;
-  }
-  return Flow::Normal;
-}
-
 std::string Interpreter::capture(const Body& body) {
   Output out;
   auto saved = scope_;
@@ -111,26 +97,8 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         append_expr(*static_cast<const PrintStmt&>(s).expr, out);
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::If: {
-        const auto& n = static_cast<const IfStmt&>(s);
-        size_t i = 0;
-        if (n.lowered) {
-          if (const std::string* subject = read_string(n.subject)) {
-            for (const IfStmt::Case& c : n.cases) {
-              if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
-                return exec_branch(n.branches[c.branch].second, out);
-              }
-            }
-            i = n.lowered;
-          }
-        }
-        for (; i < n.branches.size(); ++i) {
-          if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);
-        }
-        // Often no else: the messages no branch prints (tool results, a template's first
-        // pass over the messages) skip the call.
-        return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
-      }
+      case StmtKind::If:  // exec() calls exec_if itself
+        return exec_if(static_cast<const IfStmt&>(s), out);
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
         run_for(n, eval(*n.iter), 1, out);
@@ -156,6 +124,30 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
     rethrow_at(f, s.pos);
   }
   return Flow::Normal;
+}
+
+Interpreter::Flow Interpreter::exec_if(const IfStmt& n, Output& out) {
+  try {
+    size_t i = 0;
+    if (n.lowered) {
+      if (const std::string* subject = read_string(n.subject)) {
+        for (const IfStmt::Case& c : n.cases) {
+          if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+            return exec_branch(n.branches[c.branch].second, out);
+          }
+        }
+        i = n.lowered;
+      }
+    }
+    for (; i < n.branches.size(); ++i) {
+      if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);
+    }
+    // Often no else: the messages no branch prints (tool results, a template's first
+    // pass over the messages) skip the call.
+    return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
+  } catch (const Failure& f) {
+    rethrow_at(f, n.pos);
+  }
 }
 
 void Interpreter::exec_set(const SetStmt& n) {

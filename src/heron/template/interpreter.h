@@ -97,7 +97,22 @@ class Interpreter {
   [[noreturn]] void output_limit_exceeded_at(Pos pos) const;  // the error naming `pos`
   [[noreturn]] void step_limit_exceeded() const;
 
-  Flow exec(const Body& body, Output& out);
+  // Runs a body. Inlined everywhere (as run_for's loop body above all): a call per loop
+  // iteration or branch costs more than the statements it usually runs.
+  [[gnu::always_inline]] Flow exec(const Body& body, Output& out) {
+    for (const auto& s : body) {
+      // Lowered prints and member sets, the usual statements of a loop body or branch,
+      // run here; if-statements without exec_stmt's dispatch.
+      if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
+        continue;
+      }
+      if (s->kind == StmtKind::Set && set_member(static_cast<const SetStmt&>(*s))) continue;
+      Flow flow = s->kind == StmtKind::If ? exec_if(static_cast<const IfStmt&>(*s), out)
+                                          : exec_stmt(*s, out);
+      if (flow != Flow::Normal) return flow;
+    }
+    return Flow::Normal;
+  }
   // A branch of an if: most are one lowered print, appended without a call of exec().
   Flow exec_branch(const Body& body, Output& out) {
     if (body.size() == 1 && body[0]->kind == StmtKind::Print &&
@@ -107,6 +122,9 @@ class Interpreter {
     return exec(body, out);
   }
   Flow exec_stmt(const Stmt& s, Output& out);
+  // Apart from exec_stmt: the usual statement of a loop body, called from exec() without
+  // exec_stmt's dispatch.
+  Flow exec_if(const IfStmt& n, Output& out);
   Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   void exec_set(const SetStmt& n);              // {% set x = ... %}
   // {% set c = message['content'] %} on a dict whose members are still JSON, the str found
