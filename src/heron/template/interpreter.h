@@ -36,8 +36,8 @@ struct Scope {
   std::vector<std::pair<int, Value>> vars;
   size_t live = 0;
   Value* find(int slot) {
-    for (size_t i = 0; i < live; ++i) {
-      if (vars[i].first == slot) return &vars[i].second;
+    for (auto *v = vars.data(), *end = v + live; v != end; ++v) {
+      if (v->first == slot) return &v->second;
     }
     return nullptr;
   }
