@@ -115,9 +115,9 @@ class Interpreter {
   }
   // A branch of an if: most are one lowered print, appended without a call of exec().
   Flow exec_branch(const Body& body, Output& out) {
-    if (body.size() == 1 && body[0]->kind == StmtKind::Print &&
-        append_pieces(static_cast<const PrintStmt&>(*body[0]), out)) {
-      return Flow::Normal;
+    if (body.size() == 1 && body[0]->kind == StmtKind::Print) {
+      if (append_pieces(static_cast<const PrintStmt&>(*body[0]), out)) return Flow::Normal;
+      return exec_stmt(*body[0], out);  // evaluated in full
     }
     return exec(body, out);
   }
