@@ -10,6 +10,7 @@ JSON context). Target: heron >= 10x faster.
 
 Run from the repository root after building the heron binary:
   .venv/bin/python bench/bench_templates.py [--heron build-jinja/heron] [--repeat 200]
+      [--only NAME ...]   (only the fixtures whose name contains one of the NAMEs)
 """
 import argparse
 import glob
@@ -79,13 +80,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--heron", default=os.path.join(ROOT, "build-jinja", "heron"))
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="bench only the templates whose fixture name contains one of these")
     args = parser.parse_args()
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in sorted(glob.glob(os.path.join(FIXTURES, "*.json"))):
             name = os.path.basename(path)[:-5]
-            if name in ("cases", "features"):
+            if name in ("cases", "features") or (args.only and not any(o in name for o in args.only)):
                 continue
             with open(path, encoding="utf-8") as f:
                 fixture = json.load(f)

@@ -307,6 +307,24 @@ FEATURES = [
     ("{% for m in messages %}{% set c = m['tool_calls'] %}{% set r = m.role %}{% set x = m['nope'] %}"
      "{{ r }}:{{ c is defined }}{{ c | length if c else '' }}{{ x is defined }}|{% endfor %}"
      "{% set d2 = {'k': 'v', 'items': 1} %}{% set e = d2['k'] %}{% set f = d2['items'] %}{{ e }}{{ f }}", DATA),
+    # a loop's sets are gone at the next iteration, whatever order and number of sets each
+    # iteration makes (the scope's storage is reused); sets of a nested loop stay inside it
+    ("{% set b = 'B' %}{% for i in [1, 2, 3, 4] %}[{{ a }}{{ b }}{{ c }}]{% if i == 1 %}{% set a = 'a1' %}{% set b = 'b1' %}"
+     "{% elif i == 2 %}{% set c = 'c2' %}{% set b = 'b2' %}{% set a = 'a2' %}{% endif %}({{ a }}{{ b }}{{ c }})"
+     "{% for j in [1, 2] %}{% if j == 1 %}{% set d = a %}{% endif %}<{{ d }}{{ b }}>{% set b = j %}{% endfor %}{{ b }}{{ d }};"
+     "{% endfor %}{{ a }}{{ b }}{{ c }}", {}),
+    # {% set c = m['content'] %} on every kind of member, then printed and tested by an if-chain
+    ("{% for m in objs %}{% set c = m['content'] %}{% if m['role'] == 'user' %}{{ 'U:' + c }}{% elif m['role'] == 'a' %}"
+     "{{ c }}{% else %}{{ c is defined }}{% endif %}|{% endfor %}",
+     {"objs": [{"role": "user", "content": "x"}, {"role": "a", "content": ["p", 1]}, {"role": "a", "content": None},
+               {"role": "a", "content": 3}, {"role": "a", "content": {"k": "v"}}, {"role": "a"}, {"role": "b"},
+               {"role": "user", "content": ""}, {"role": "a", "content": "y"}]}),
+    # pieces of every length around the copy sizes (3/4, 7/8, 16/17, 32/33 bytes)
+    ("{% for m in objs %}{% if m.role == 'u' %}{{ 'abc' + m.content + 'abcd' + m.content + 'abcdefg' }}"
+     "{% else %}{{ 'abcdefgh' + m.content + 'abcdefghijklmnop' + m.content + 'abcdefghijklmnopq' + m.content"
+     " + 'abcdefghijklmnopqrstuvwxyz012345' + m.content + 'abcdefghijklmnopqrstuvwxyz0123456' }}{% endif %}{% endfor %}",
+     {"objs": [{"role": "u", "content": c} for c in ("", "é", "abcdefghijklmnopq", "x" * 31, "y" * 32, "z" * 33)]
+      + [{"role": "a", "content": c} for c in ("", "ab", "abcdefgh", "x" * 16, "x" * 17, "w" * 40)]}),
 ]
 
 

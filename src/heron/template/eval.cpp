@@ -52,24 +52,28 @@ const Value& Interpreter::operand(const Expr& e, Value& scratch) {
 
 namespace {
 
+// Copies n bytes, B <= n <= 2B, as two blocks of B that overlap in the middle.
+template <size_t B>
+inline void copy_ends(char* dst, const char* src, size_t n) {
+  char head[B], tail[B];
+  std::memcpy(head, src, B);
+  std::memcpy(tail, src + n - B, B);
+  std::memcpy(dst, head, B);
+  std::memcpy(dst + n - B, tail, B);
+}
+
 // memcpy without the call for the short pieces templates print (tags, roles, newlines).
 inline void copy_piece(char* dst, const std::string& piece) {
   const char* src = piece.data();
   const size_t n = piece.size();
-  if (n >= 8 && n <= 16) {  // two overlapping words
-    uint64_t head, tail;
-    std::memcpy(&head, src, 8);
-    std::memcpy(&tail, src + n - 8, 8);
-    std::memcpy(dst, &head, 8);
-    std::memcpy(dst + n - 8, &tail, 8);
+  if (n >= 8 && n <= 16) {
+    copy_ends<8>(dst, src, n);
   } else if (n >= 4 && n < 8) {
-    uint32_t head, tail;
-    std::memcpy(&head, src, 4);
-    std::memcpy(&tail, src + n - 4, 4);
-    std::memcpy(dst, &head, 4);
-    std::memcpy(dst + n - 4, &tail, 4);
+    copy_ends<4>(dst, src, n);
   } else if (n < 4) {
     for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else if (n <= 32) {
+    copy_ends<16>(dst, src, n);
   } else {
     std::memcpy(dst, src, n);
   }

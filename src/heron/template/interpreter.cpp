@@ -19,6 +19,11 @@ void rethrow_at(const Failure& f, Pos pos) {
   throw Error(where + f.type + ": " + f.message);
 }
 
+Value& Scope::add(int slot) {
+  ++live;
+  return vars.emplace_back(slot, Value()).second;
+}
+
 Interpreter::Interpreter(const Program& program, std::vector<Value> globals,
                          const RenderSettings& settings)
     : program_(program),
@@ -67,19 +72,6 @@ void Interpreter::step_limit_exceeded() const {
 
 // ------------------------------------------------------------------------ statements
 
-Interpreter::Flow Interpreter::exec(const Body& body, Output& out) {
-  for (const auto& s : body) {
-    // Lowered prints, the usual statement of a loop body or branch, run here without a
-    // call of exec_stmt.
-    if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
-      continue;
-    }
-    Flow flow = exec_stmt(*s, out);
-    if (flow != Flow::Normal) return flow;
-  }
-  return Flow::Normal;
-}
-
 std::string Interpreter::capture(const Body& body) {
   Output out;
   auto saved = scope_;
@@ -105,26 +97,8 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
         append_expr(*static_cast<const PrintStmt&>(s).expr, out);
         check_size(out.size());
         return Flow::Normal;
-      case StmtKind::If: {
-        const auto& n = static_cast<const IfStmt&>(s);
-        size_t i = 0;
-        if (n.lowered) {
-          if (const std::string* subject = read_string(n.subject)) {
-            for (const IfStmt::Case& c : n.cases) {
-              if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
-                return exec(n.branches[c.branch].second, out);
-              }
-            }
-            i = n.lowered;
-          }
-        }
-        for (; i < n.branches.size(); ++i) {
-          if (truth(*n.branches[i].first)) return exec(n.branches[i].second, out);
-        }
-        // Often no else: the messages no branch prints (tool results, a template's first
-        // pass over the messages) skip the call.
-        return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
-      }
+      case StmtKind::If:  // exec() calls exec_if itself
+        return exec_if(static_cast<const IfStmt&>(s), out);
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
         run_for(n, eval(*n.iter), 1, out);
@@ -152,27 +126,51 @@ Interpreter::Flow Interpreter::exec_stmt(const Stmt& s, Output& out) {
   return Flow::Normal;
 }
 
+Interpreter::Flow Interpreter::exec_if(const IfStmt& n, Output& out) {
+  try {
+    size_t i = 0;
+    if (n.lowered) {
+      if (const std::string* subject = read_string(n.subject)) {
+        for (const IfStmt::Case& c : n.cases) {
+          if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+            return exec_branch(n.branches[c.branch].second, out);
+          }
+        }
+        i = n.lowered;
+      }
+    }
+    for (; i < n.branches.size(); ++i) {
+      if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);
+    }
+    // Often no else: the messages no branch prints (tool results, a template's first
+    // pass over the messages) skip the call.
+    return n.otherwise.empty() ? Flow::Normal : exec(n.otherwise, out);
+  } catch (const Failure& f) {
+    rethrow_at(f, n.pos);
+  }
+}
+
 void Interpreter::exec_set(const SetStmt& n) {
   if (n.target.kind != Target::Kind::Name) {
     assign(n.target, eval(*n.value));
     return;
   }
-  // {% set c = message['content'] %}: a str of the context is borrowed, anything else
-  // found in the dict copied; no evaluation either way.
-  if (n.value->read.kind == StrRead::Kind::Member) {
-    const Value& obj = lookup_ref(n.value->read.slot);
-    if (obj.is_dict() && obj.dict().reads_json()) {
-      if (const std::string* s = obj.dict().find_string(*n.value->read.text)) {
-        set_var(n.target.slot, Value::borrowed(*s));
-        return;
-      }
-    }
-  }
-  if (Value v; read_item(n.value->read, v)) {
+  if (Value v; read_item(n.value->read, v)) {  // var['key'] found in a dict: no evaluation
     set_var(n.target.slot, std::move(v));
     return;
   }
   set_var(n.target.slot, eval(*n.value));  // {% set content = ... %}: moved, no copy
+}
+
+bool Interpreter::set_member(const SetStmt& n) {
+  const StrRead& r = n.value->read;
+  if (n.target.kind != Target::Kind::Name || r.kind != StrRead::Kind::Member) return false;
+  const Value& obj = lookup_ref(r.slot);
+  if (!obj.is_dict() || !obj.dict().reads_json()) return false;
+  const std::string* s = obj.dict().find_string(*r.text);
+  if (!s) return false;
+  set_var(n.target.slot, Value::borrowed(*s));
+  return true;
 }
 
 // The rarer statements, apart so that exec_stmt's frame stays small for the hot ones.
@@ -293,14 +291,14 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
       ValueList kept;
       for (const auto& item : *items) {
         count_steps(1);
-        scope->vars.clear();
+        scope->live = 0;
         assign(stmt.target, item);
         if (truth(*stmt.filter)) kept.push_back(item);
       }
       items = std::make_shared<const ValueList>(std::move(kept));
     }
     if (items->empty()) {
-      scope->vars.clear();
+      scope->live = 0;
       exec(stmt.otherwise, out);
       scope_ = saved;
       return;
@@ -314,14 +312,14 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
         stmt.target.kind == Target::Kind::Name && stmt.target.slot != loop_slot_;
     // A fresh scope per iteration: it keeps only `loop` and a plain target, which are
     // overwritten in place; whatever the body set is dropped.
-    scope->vars.clear();
-    if (loop_slot_ >= 0) scope->vars.emplace_back(loop_slot_, loop_value);
-    if (plain_target) scope->vars.emplace_back(stmt.target.slot, Value());
-    const size_t kept = scope->vars.size();
+    scope->live = 0;
+    if (loop_slot_ >= 0) scope->set(loop_slot_, Value(loop_value));
+    if (plain_target) scope->set(stmt.target.slot, Value());
+    const size_t kept = scope->live;
     for (size_t i = 0; i < items->size(); ++i) {
       count_steps(1);
       loop->index0 = i;
-      if (scope->vars.size() != kept) scope->vars.resize(kept);
+      scope->live = kept;
       if (loop_slot_ >= 0 && scope->vars[0].second.payload() != loop.get()) {
         scope->vars[0].second = loop_value;  // the body rebound `loop`
       }

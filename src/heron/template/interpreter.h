@@ -27,24 +27,32 @@ struct RenderSettings {
   std::optional<std::tm> now;  // what strftime_now() sees; the local time when unset
 };
 
-// Variables of one scope (a loop iteration, a macro call, a with block).
+// Variables of one scope (a loop iteration, a macro call, a with block): the first `live`
+// entries of `vars`. A loop drops an iteration's variables by lowering `live`; their
+// storage stays for the next iteration's sets (a {% set %} per message in some loops).
 struct Scope {
   explicit Scope(std::shared_ptr<Scope> p) : parent(std::move(p)) {}
   std::shared_ptr<Scope> parent;  // null: the template's top level
   std::vector<std::pair<int, Value>> vars;
+  size_t live = 0;
   Value* find(int slot) {
-    for (auto& [s, v] : vars) {
-      if (s == slot) return &v;
+    for (auto *v = vars.data(), *end = v + live; v != end; ++v) {
+      if (v->first == slot) return &v->second;
     }
     return nullptr;
   }
-  void set(int slot, Value&& v) {
-    if (Value* existing = find(slot)) {
-      *existing = std::move(v);
-    } else {
-      vars.emplace_back(slot, std::move(v));
+  // The variable `slot` of this scope, added when missing (holding whatever an earlier
+  // iteration left there: the caller assigns it).
+  Value& var(int slot) {
+    if (Value* existing = find(slot)) return *existing;
+    if (live < vars.size()) {
+      vars[live].first = slot;
+      return vars[live++].second;
     }
+    return add(slot);
   }
+  Value& add(int slot);  // out of line: var() stays small enough to inline
+  void set(int slot, Value&& v) { var(slot) = std::move(v); }
 };
 
 struct MacroDef;
@@ -89,10 +97,40 @@ class Interpreter {
   [[noreturn]] void output_limit_exceeded_at(Pos pos) const;  // the error naming `pos`
   [[noreturn]] void step_limit_exceeded() const;
 
-  Flow exec(const Body& body, Output& out);
+  // Runs a body. Inlined everywhere (as run_for's loop body above all): a call per loop
+  // iteration or branch costs more than the statements it usually runs.
+  [[gnu::always_inline]] Flow exec(const Body& body, Output& out) {
+    for (const auto& s : body) {
+      // Lowered prints and member sets, the usual statements of a loop body or branch,
+      // run here; if-statements without exec_stmt's dispatch.
+      if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
+        continue;
+      }
+      if (s->kind == StmtKind::Set && set_member(static_cast<const SetStmt&>(*s))) continue;
+      Flow flow = s->kind == StmtKind::If ? exec_if(static_cast<const IfStmt&>(*s), out)
+                                          : exec_stmt(*s, out);
+      if (flow != Flow::Normal) return flow;
+    }
+    return Flow::Normal;
+  }
+  // A branch of an if: most are one lowered print, appended without a call of exec().
+  Flow exec_branch(const Body& body, Output& out) {
+    if (body.size() == 1 && body[0]->kind == StmtKind::Print) {
+      if (append_pieces(static_cast<const PrintStmt&>(*body[0]), out)) return Flow::Normal;
+      return exec_stmt(*body[0], out);  // evaluated in full
+    }
+    return exec(body, out);
+  }
   Flow exec_stmt(const Stmt& s, Output& out);
+  // Apart from exec_stmt: the usual statement of a loop body, called from exec() without
+  // exec_stmt's dispatch.
+  Flow exec_if(const IfStmt& n, Output& out);
   Flow exec_block(const Stmt& s, Output& out);  // set block, macro, call, filter, with, scope
   void exec_set(const SetStmt& n);              // {% set x = ... %}
+  // {% set c = message['content'] %} on a dict whose members are still JSON, the str found
+  // there borrowed into the variable; false (nothing set) for any other shape or value
+  // (exec_set then runs it). Never throws a Failure, so exec() runs it without exec_stmt.
+  bool set_member(const SetStmt& n);
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
@@ -167,11 +205,7 @@ class Interpreter {
   void assign(const Target& t, const Value& v);
   // Moved into place (a {% set %} per message in some loops).
   void set_var(int slot, Value&& v) {
-    if (scope_) {
-      scope_->set(slot, std::move(v));
-    } else {
-      top_[static_cast<size_t>(slot)] = std::move(v);
-    }
+    (scope_ ? scope_->var(slot) : top_[static_cast<size_t>(slot)]) = std::move(v);
   }
   void run_for(const ForStmt& stmt, const Value& iterable, int depth, Output& out);
   std::string capture(const Body& body);
