@@ -90,14 +90,15 @@ def test_models(client):
     ids = [m.id for m in client.models.list().data]
     assert "smollm2:latest" in ids
     assert client.models.retrieve("smollm2:latest").id == "smollm2:latest"
-    with pytest.raises(openai.NotFoundError):
+    with pytest.raises(openai.NotFoundError) as e:
         client.models.retrieve("nope")
+    assert e.value.code == "model_not_found" and e.value.type == "invalid_request_error"
 
 
 def test_errors(client, serve, tiny):
     with pytest.raises(openai.NotFoundError) as e:
         client.chat.completions.create(model="nope", messages=QUESTION)
-    assert "nope" in e.value.message
+    assert "nope" in e.value.message and e.value.code == "model_not_found"
     with pytest.raises(openai.BadRequestError) as e:
         client.chat.completions.create(model=tiny, messages=QUESTION, n=2)
     assert "n must be 1" in e.value.message

@@ -16,6 +16,12 @@ class HttpError : public Error {
   int status_;
 };
 
+// A model name that names nothing: 404, and OpenAI's API says so with its own code.
+class ModelNotFound : public HttpError {
+ public:
+  explicit ModelNotFound(const std::string& message) : HttpError(404, message) {}
+};
+
 inline HttpError bad_request(const std::string& message) {
   return HttpError(400, message);
 }

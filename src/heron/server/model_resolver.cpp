@@ -25,15 +25,15 @@ ResolvedModel PathResolver::resolve(const std::string& name) const {
       return {name.find(':') == std::string::npos ? name + ":latest" : name, path,
               estimate_model_bytes(path)};
     } catch (const Error& e) {
-      throw http::HttpError(404, "model '" + name + "' not found: " + e.what());
+      throw http::ModelNotFound("model '" + name + "' not found: " + e.what());
     }
   }
   std::error_code ec;
   std::filesystem::path path(name);
   if (!path.is_absolute() || !std::filesystem::exists(path, ec)) {
-    throw http::HttpError(404, "model '" + name +
-                                   "' not found; give 'default' or the absolute path of a GGUF "
-                                   "file or Hugging Face model directory");
+    throw http::ModelNotFound("model '" + name +
+                              "' not found; give 'default' or the absolute path of a GGUF "
+                              "file or Hugging Face model directory");
   }
   return {name, path, estimate_model_bytes(path)};
 }
@@ -65,7 +65,7 @@ ResolvedModel StoreResolver::resolve(const std::string& name) const {
   }
   if (!manifest) {
     if (is_default_name(name)) return paths_.resolve(name);
-    throw http::HttpError(404, "model '" + parsed.str() + "' not found");
+    throw http::ModelNotFound("model '" + parsed.str() + "' not found");
   }
   ResolvedModel m{parsed.str(), store_.manifest_file(parsed)};
   for (const auto& f : manifest->files) {

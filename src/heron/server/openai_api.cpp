@@ -47,6 +47,14 @@ json error_json(int status, const std::string& message) {
             {"code", nullptr}}}};
 }
 
+// What OpenAI answers for a model it does not have.
+json model_not_found_json(const std::string& message) {
+  auto j = error_json(404, message);
+  j["error"]["type"] = "invalid_request_error";
+  j["error"]["code"] = "model_not_found";
+  return j;
+}
+
 std::string sse(const json& j) {
   return "data: " + http::dump(j) + "\n\n";
 }
@@ -244,7 +252,13 @@ void send_openai_error(httplib::Response& res, int status, const std::string& me
 void install_openai_routes(httplib::Server& server, ServerContext& ctx) {
   auto bind = [&ctx](void (*f)(const httplib::Request&, httplib::Response&, ServerContext&)) {
     return http::guarded(
-        [&ctx, f](const httplib::Request& req, httplib::Response& res) { f(req, res, ctx); },
+        [&ctx, f](const httplib::Request& req, httplib::Response& res) {
+          try {
+            f(req, res, ctx);
+          } catch (const http::ModelNotFound& e) {
+            http::send_json(res, model_not_found_json(e.what()), e.status());
+          }
+        },
         send_openai_error);
   };
   server.Post("/v1/chat/completions", bind(chat_completions));
