@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <utility>
+
 #include "heron/core/version.h"
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
@@ -86,7 +88,7 @@ void respond(const httplib::Request& req, httplib::Response& res,
     return ndjson(j);
   };
   auto format_error = [](int, const std::string& message) { return ndjson({{"error", message}}); };
-  stream_completion(res, call, "application/x-ndjson", format, format_error);
+  stream_completion(res, std::move(call), "application/x-ndjson", format, format_error);
 }
 
 // Ollama's "think": true/false -> enable_thinking; "high"/"medium"/"low" (gpt-oss) ->

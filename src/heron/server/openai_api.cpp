@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <random>
+#include <utility>
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
@@ -189,7 +190,7 @@ void respond(const httplib::Request& req, httplib::Response& res,
   auto format_error = [](int status, const std::string& message) {
     return sse(error_json(status, message)) + "data: [DONE]\n\n";
   };
-  stream_completion(res, call, "text/event-stream", format, format_error);
+  stream_completion(res, std::move(call), "text/event-stream", format, format_error);
 }
 
 // Template keywords: vLLM's chat_template_kwargs, and reasoning_effort (gpt-oss).
