@@ -6,8 +6,7 @@
 #include <mlx/fast.h>
 #include <mlx/ops.h>
 
-#include "heron/kernels/cuda/device_helpers.h"
-#include "heron/kernels/qmm_operands.h"
+#include "heron/kernels/cuda/qmv.h"
 
 namespace heron::kernels::cuda {
 
@@ -179,8 +178,6 @@ const mx::fast::CustomKernelFunction& kernel() {
 
 constexpr int kUnroll = 4;
 
-// Warps per block that share K: enough warps in all to keep the memory busy (a few
-// thousand on an H200's 132 SMs), each with at least two rounds of kUnroll steps.
 // mma.m16n8k16 on 16-bit floats needs compute capability 8.0 (Ampere) or later.
 bool has_tensor_cores() {
   static const bool yes = [] {
@@ -192,6 +189,8 @@ bool has_tensor_cores() {
   return yes;
 }
 
+// Warps per block that share K: enough warps in all to keep the memory busy (a few
+// thousand on an H200's 132 SMs), each with at least two rounds of kUnroll steps.
 int k_split(int tiles, int steps) {
   int split = 1;
   while (split < 8 && tiles * split < 2048 && steps >= 2 * kUnroll * split) split *= 2;
@@ -202,17 +201,11 @@ int k_split(int tiles, int steps) {
 
 bool qmv_mma_supported(const mx::array& x, const mx::array& w, const mx::array& scales,
                        const mx::array& biases, int group_size, int bits, const mx::Stream& s) {
-  if (s.device != mx::Device::gpu || bits != 4 || group_size < 32 || !has_tensor_cores()) {
-    return false;
-  }
-  if (x.dtype() != mx::bfloat16 && x.dtype() != mx::float16) return false;
-  if (scales.dtype() != x.dtype() || biases.dtype() != x.dtype() || w.dtype() != mx::uint32) {
-    return false;
-  }
-  if (!affine_qmm_shapes(x, w, scales, biases, group_size, bits)) return false;
-  const int64_t K = x.shape(-1);
-  const auto rows = static_cast<int64_t>(x.size()) / K;
-  return K % 128 == 0 && rows >= 1 && rows <= kMaxRows;
+  // The warp kernel's operands, at 4 bits, in whole 128-value steps; the device is
+  // asked about tensor cores only once the stream is known to be a GPU's.
+  return bits == 4 && group_size >= 32 &&
+         qmv_supported(x, w, scales, biases, group_size, bits, s) && x.shape(-1) % 128 == 0 &&
+         has_tensor_cores();
 }
 
 bool qmv_mma_preferred(const mx::array& w) {
