@@ -255,8 +255,11 @@ def run_engine(args, engine, model_dir, timeout=900):
                "--runs", ",".join(f"{p}:{d}" for p, d in RUNS), "--repeats", str(REPEATS)]
     else:
         cmd = [sys.executable, __file__, "--engine", engine, "--model-dir", str(model_dir)]
+    env = dict(os.environ)
+    if engine == "heron":
+        env.update(v.split("=", 1) for v in args.heron_env)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if proc.returncode != 0:
         print(f"  {engine} failed ({proc.returncode}): {proc.stderr[-2000:]}", flush=True)
         return None
@@ -322,6 +325,8 @@ def main():
     ap.add_argument("--quant", default="bf16,4bit")
     ap.add_argument("--hf", default="eager", help="transformers modes: eager, static (compiled)")
     ap.add_argument("--engines", default="heron,mlx-lm,transformers")
+    ap.add_argument("--heron-env", action="append", default=[], metavar="VAR=VALUE",
+                    help="set in heron's environment only (e.g. MLX_MAX_OPS_PER_BUFFER=100)")
     ap.add_argument("--out", default="")
     ap.add_argument("--engine", help=argparse.SUPPRESS)
     ap.add_argument("--model-dir", help=argparse.SUPPRESS)
@@ -335,6 +340,7 @@ def main():
         return
 
     info = versions()
+    info["heron_env"] = args.heron_env
     bw = copy_bandwidth()
     info["copy_bandwidth_GBps"] = bw / 1e9
     print(json.dumps(info), flush=True)

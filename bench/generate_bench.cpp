@@ -11,9 +11,11 @@
 #include <random>
 #include <sstream>
 
+#include <mlx/memory.h>
 #include <nlohmann/json.hpp>
 
 #include "heron/cli/args.h"
+#include "heron/core/mlx_tuning.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
 
@@ -58,6 +60,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  heron::tune_mlx_backend();
   Args args("generate_bench", kFlags, {argv + 1, argv + argc});
   if (!args.has("model")) throw UsageError("--model is required");
   heron::model::LoadOptions options{.load_tokenizer = false};
@@ -79,6 +82,7 @@ int main(int argc, char** argv) try {
   nlohmann::json out = {{"load_s", load_s}, {"runs", nlohmann::json::array()}};
   for (const auto& run : runs) {
     std::vector<double> prefill, decode;
+    mlx::core::reset_peak_memory();
     for (int rep = 0; rep <= repeats; ++rep) {
       std::vector<int> prompt(run.prompt);
       for (auto& t : prompt) t = token(rng);
@@ -98,7 +102,9 @@ int main(int argc, char** argv) try {
       if (stats.decode_tokens > 1)
         decode.push_back((stats.decode_tokens - 1) / stats.decode_seconds);
     }
-    nlohmann::json r = {{"prompt_tokens", run.prompt}, {"prefill_tps", median(prefill)}};
+    nlohmann::json r = {{"prompt_tokens", run.prompt},
+                        {"prefill_tps", median(prefill)},
+                        {"peak_memory_mib", mlx::core::get_peak_memory() >> 20}};
     if (!decode.empty()) {
       r["decode_tokens"] = run.decode;
       r["decode_tps"] = median(decode);
