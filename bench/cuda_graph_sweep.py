@@ -3,14 +3,14 @@
 
     python3 bench/cuda_graph_sweep.py --heron-build build-cuda --rounds 2 \
         --model /tmp/heron-bench/qwen3-0.6b-bf16 [--model ...] \
-        --config heron= --config mlx=MLX_MAX_OPS_PER_BUFFER:30,MLX_MAX_MB_PER_BUFFER:400 \
+        --config mlx= --config g100=MLX_MAX_OPS_PER_BUFFER:100,MLX_MAX_MB_PER_BUFFER:1000 \
         --config nographs=MLX_USE_CUDA_GRAPHS:0
 
 MLX's CUDA backend records kernels into CUDA graphs and launches one every
-MLX_MAX_OPS_PER_BUFFER kernels or MLX_MAX_MB_PER_BUFFER MB of inputs; heron picks its
-own values (src/heron/core/mlx_tuning.cpp) unless these variables are set. Each
---config NAME=VAR:VALUE,... runs `generate_bench` with those variables set (an empty
-list: heron's own choice); configurations alternate within each round, so a slow
+MLX_MAX_OPS_PER_BUFFER kernels or MLX_MAX_MB_PER_BUFFER MB of inputs (30 and 400 on an
+H100/H200); MLX_USE_CUDA_GRAPHS=0 launches each kernel directly. Each --config
+NAME=VAR:VALUE,... runs `generate_bench` with those variables set (an empty list: MLX's
+own choice); configurations alternate within each round, so a slow
 spell of the machine hits all of them. Prints each run and, per model and
 configuration, the median over the rounds of decode tok/s (512-token prompt, 128
 tokens), prefill tok/s (512 and 4096 tokens) and peak memory.

@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "heron/cli/args.h"
-#include "heron/core/mlx_tuning.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
 
@@ -60,7 +59,6 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  heron::tune_mlx_backend();
   Args args("generate_bench", kFlags, {argv + 1, argv + argc});
   if (!args.has("model")) throw UsageError("--model is required");
   heron::model::LoadOptions options{.load_tokenizer = false};

@@ -13,7 +13,6 @@
 
 #include <mlx/mlx.h>
 
-#include "heron/core/mlx_tuning.h"
 #include "heron/kernels/cuda/qmv.h"
 #include "heron/kernels/cuda/qmv_mma.h"
 #include "timing.h"
@@ -23,7 +22,6 @@ namespace mx = mlx::core;
 using heron::bench::time_per_call;
 
 int main(int argc, char** argv) {
-  heron::tune_mlx_backend();
   if (!mx::is_available(mx::Device::gpu)) {
     std::fprintf(stderr, "qmv_cuda_bench: this MLX build has no GPU\n");
     return 1;

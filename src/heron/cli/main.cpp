@@ -5,7 +5,6 @@
 
 #include "heron/cli/args.h"
 #include "heron/cli/commands.h"
-#include "heron/core/mlx_tuning.h"
 
 namespace {
 
@@ -50,7 +49,6 @@ void print_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  heron::tune_mlx_backend();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || (args[0] == "help" && args.size() == 1)) {
     print_help();
