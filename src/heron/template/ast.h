@@ -253,10 +253,16 @@ struct IfStmt : Stmt {
 
 struct ForStmt : Stmt {
   explicit ForStmt(Pos p) : Stmt(StmtKind::For, p) {}
+  // Called once the body is parsed: finds the leading member sets (lower.cpp).
+  void lower();
   Target target;
   ExprPtr iter, filter;
   bool recursive = false;
   Body body, otherwise;
+  // The body's leading `{% set content = message['content'] %}`s (a member of the item
+  // set to a name of its own): the loop keeps those names beside the item in its scope and
+  // binds them with the item, before running the rest of the body.
+  size_t bound = 0;
 };
 
 struct SetStmt : Stmt {

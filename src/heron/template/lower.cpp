@@ -2,6 +2,8 @@
 // an expression's str without evaluating it (Expr::read) and which prints are a chain of
 // such reads (PrintStmt::pieces). The interpreter runs these forms and falls back to full
 // evaluation of the same node whenever a read does not give a plain str.
+#include <algorithm>
+
 #include "heron/template/ast.h"
 #include "heron/template/builtins.h"
 
@@ -99,6 +101,26 @@ void IfStmt::lower() {
       if (!repeated) cases.push_back({*literals[i], lowered, rest});
     }
     ++lowered;
+  }
+}
+
+// The sets are the body's first statements, so binding them with the item runs them in
+// the same order; each name is the item's or another set's at most once, never `loop`
+// (which the loop binds itself).
+void ForStmt::lower() {
+  if (target.kind != Target::Kind::Name || target.name == "loop") return;
+  std::vector<int> names{target.slot};
+  for (const auto& s : body) {
+    if (s->kind != StmtKind::Set) break;
+    const auto& set = static_cast<const SetStmt&>(*s);
+    const StrRead& r = set.value->read;
+    if (set.target.kind != Target::Kind::Name || set.target.name == "loop" ||
+        r.kind != StrRead::Kind::Member || r.slot != target.slot ||
+        std::find(names.begin(), names.end(), set.target.slot) != names.end()) {
+      break;
+    }
+    names.push_back(set.target.slot);
+    ++bound;
   }
 }
 
