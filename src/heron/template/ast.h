@@ -159,7 +159,10 @@ struct CompareExpr : Expr {
   ExprPtr first;
   std::vector<std::pair<CmpOp, ExprPtr>> ops;
   const std::string* literal = nullptr;  // the plain str of a lowered comparison
-  bool equal = true;                     // == (else !=)
+  bool equal = true;                     // == (else !=); for key_in: in (else not in)
+  // `'key' in var` / `'key' not in var`: var (slot) and the key, looked up in var alone
+  // when it is a dict; kind None for other shapes.
+  StrRead key_in;
 };
 
 struct CondExpr : Expr {

@@ -205,8 +205,8 @@ class Interpreter {
   bool append_pieces(const PrintStmt& print, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
-  static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
-  std::optional<bool> key_in_dict(const CompareExpr& c);
+  static bool literal_compare(const CompareExpr& c);      // x == 'literal' or x != 'literal'
+  std::optional<bool> key_in_dict(const CompareExpr& c);  // c.key_in lowered
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   // Moved into place (a {% set %} per message in some loops).

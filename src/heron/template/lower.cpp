@@ -73,7 +73,14 @@ GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
 
 // `x == 'str'`: when x reads as a plain str, the comparison is a string comparison.
 void CompareExpr::lower() {
-  if (ops.size() != 1 || ops[0].second->read.kind != StrRead::Kind::Text) return;
+  if (ops.size() != 1) return;
+  if ((ops[0].first == CmpOp::In || ops[0].first == CmpOp::NotIn) &&
+      first->read.kind == StrRead::Kind::Text && ops[0].second->kind == ExprKind::Name) {
+    key_in = {StrRead::Kind::Member, false, ops[0].second->read.slot, first->read.text};
+    equal = ops[0].first == CmpOp::In;
+    return;
+  }
+  if (ops[0].second->read.kind != StrRead::Kind::Text) return;
   if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
   literal = ops[0].second->read.text;
   equal = ops[0].first == CmpOp::Eq;
