@@ -140,9 +140,18 @@ struct UnaryExpr : Expr {
 
 struct BinaryExpr : Expr {
   BinaryExpr(ExprKind k, Pos p, BinOp o, ExprPtr l, ExprPtr r)
-      : Expr(k, p), op(o), left(std::move(l)), right(std::move(r)) {}
+      : Expr(k, p), op(o), left(std::move(l)), right(std::move(r)) {
+    if (k == ExprKind::And) lower_and();
+  }
   BinOp op;  // for ExprKind::Binary
   ExprPtr left, right;
+  // `'key' in var and var['key']` (or var.key): its truth is var['key']'s, false when var
+  // lacks the key; the read of var['key'] with a missing key reading as undefined (lower.cpp).
+  // Kind None for other shapes.
+  StrRead guarded;
+
+ private:
+  void lower_and();
 };
 
 struct ConcatExpr : Expr {

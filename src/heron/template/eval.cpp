@@ -141,6 +141,7 @@ bool Interpreter::truth(const Expr& e) {
       return !truth(*static_cast<const UnaryExpr&>(e).operand);
     case ExprKind::And: {
       const auto& b = static_cast<const BinaryExpr&>(e);
+      if (std::optional<bool> t = member_truth(b.guarded)) return *t;  // 'k' in x and x['k']
       return truth(*b.left) && truth(*b.right);
     }
     case ExprKind::Or: {

@@ -71,6 +71,19 @@ GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
   }
 }
 
+// A dict holding the key gives True and var['key'], so the truth of var['key']; one
+// lacking it gives False, as a missing key read as undefined does.
+void BinaryExpr::lower_and() {
+  if (left->kind != ExprKind::Compare) return;
+  const auto& c = static_cast<const CompareExpr&>(*left);
+  const StrRead& r = right->read;
+  if (c.key_in.kind == StrRead::Kind::Member && c.equal && r.kind == StrRead::Kind::Member &&
+      r.slot == c.key_in.slot && *r.text == *c.key_in.text) {
+    guarded = r;
+    guarded.missing_is_undefined = true;
+  }
+}
+
 // `x == 'str'`: when x reads as a plain str, the comparison is a string comparison.
 void CompareExpr::lower() {
   if (ops.size() != 1) return;
