@@ -261,6 +261,9 @@ struct IfStmt : Stmt {
   StrRead subject;
   std::vector<Case> cases;
   size_t lowered = 0;
+  // `if x %}{{ x }}{% endif` (x a variable or var['key']): when x reads as a plain str the
+  // if is the print (an empty str is false and prints nothing).
+  bool prints_test = false;
 };
 
 struct ForStmt : Stmt {

@@ -138,6 +138,9 @@ Interpreter::Flow Interpreter::exec_if(const IfStmt& n, Output& out) {
         }
         i = n.lowered;
       }
+    } else if (n.prints_test &&
+               append_pieces(static_cast<const PrintStmt&>(*n.branches[0].second[0]), out)) {
+      return Flow::Normal;  // `if x %}{{ x }}`, x a plain str
     }
     for (; i < n.branches.size(); ++i) {
       if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);

@@ -122,6 +122,13 @@ void IfStmt::lower() {
     }
     ++lowered;
   }
+  if (branches.size() == 1 && otherwise.empty() && branches[0].second.size() == 1 &&
+      branches[0].second[0]->kind == StmtKind::Print) {
+    const StrRead& test = branches[0].first->read;
+    const auto& print = static_cast<const PrintStmt&>(*branches[0].second[0]);
+    prints_test = (test.kind == StrRead::Kind::Var || test.kind == StrRead::Kind::Member) &&
+                  print.pieces.size() == 1 && same_read(print.pieces[0], test);
+  }
 }
 
 // The sets are the body's first statements, so binding them with the item runs them in
