@@ -355,6 +355,15 @@ FEATURES = [
      "{% set c = ch.upper %}{{ c is defined }}{% endfor %}|{% for a, b in [({'x': '1'}, 2)] %}{% set c = a['x'] %}"
      "{{ c }}{{ b }}{% endfor %}|{% for m in objs %}{% set c = m.content %}{% macro show() %}[{{ c }}]{% endmacro %}"
      "{{ show() }}{% endfor %}", {"d": {"p": 1, "q": 2}, "objs": [{"content": "x"}, {"content": "y"}]}),
+    # a chain's branch that prints its subject: the case's literal in its place, or the
+    # branch itself when another piece does not read as a plain str
+    ("{% for m in objs %}{% set x = m.content | safe if m.content == 'safe' else m.content %}"
+     "{% if m.role == 'user' or m['role'] == 'system' %}{{ '<' + m.role + '|' + m['role'] + '>' + x }}"
+     "{% elif m.role == 'tool' and m.content %}{{ m['role'] ~ m.content }}{% elif m.role == 'a' %}{{ m.role }}"
+     "{% else %}[{{ m.role }}]{% endif %}{% set r = m.role %}{% if r == 'a' %}{{ r + '!' + r }}{% endif %};{% endfor %}",
+     {"objs": [{"role": "user", "content": "u"}, {"role": "system", "content": "s"}, {"role": "user", "content": "safe"},
+               {"role": "tool", "content": "t"}, {"role": "tool", "content": ""}, {"role": "a"}, {"role": 3},
+               {"content": "none"}, {"role": "system", "content": "safe"}]}),
     # 'key' in var and var['key'] (its truth is the member's) and if x: print x (the print
     # when x is a plain str), and the shapes that only look alike
     ("{% for m in objs %}[{% if 'k' in m and m['k'] %}a{% endif %}{% if 'k' in m and m.k %}b{% endif %}"

@@ -3,6 +3,7 @@
 // came from so that runtime errors can point at it. Filters and tests are resolved to
 // functions while parsing; names are interned to slots.
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -235,6 +236,9 @@ struct TextStmt : Stmt {
 
 struct PrintStmt : Stmt {
   PrintStmt(Pos p, ExprPtr e);  // lower.cpp
+  // Pieces alone (IfStmt::Case::print), never evaluated in full.
+  PrintStmt(Pos p, std::vector<StrRead> reads)
+      : Stmt(StmtKind::Print, p), pieces(std::move(reads)) {}
   ExprPtr expr;
   // `{{ 'a' + x['k'] + y }}` (a `+` or `~` chain of reads, or one read), lowered to its
   // pieces: when every piece reads as a plain str, the render appends them without
@@ -257,10 +261,16 @@ struct IfStmt : Stmt {
     std::string_view literal;
     size_t branch;
     const Expr* rest;  // null: nothing more to test
+    // The branch when it is one lowered print; when that prints the subject, the print
+    // with the literal in the subject's place, joined with the texts around it (one of
+    // case_prints). Null for other branches.
+    const PrintStmt* print = nullptr;
   };
   StrRead subject;
   std::vector<Case> cases;
   size_t lowered = 0;
+  std::vector<std::unique_ptr<PrintStmt>> case_prints;  // Case::print
+  std::deque<std::string> case_texts;                   // their joined texts
   // `if x %}{{ x }}{% endif` (x a variable or var['key']): when x reads as a plain str the
   // if is the print (an empty str is false and prints nothing).
   bool prints_test = false;

@@ -133,6 +133,10 @@ Interpreter::Flow Interpreter::exec_if(const IfStmt& n, Output& out) {
       if (const std::string* subject = read_string(n.subject)) {
         for (const IfStmt::Case& c : n.cases) {
           if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+            if (c.print) {  // the branch is one print
+              if (append_pieces(*c.print, out)) return Flow::Normal;
+              return exec_stmt(*n.branches[c.branch].second[0], out);  // evaluated in full
+            }
             return exec_branch(n.branches[c.branch].second, out);
           }
         }

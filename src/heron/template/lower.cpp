@@ -122,6 +122,35 @@ void IfStmt::lower() {
     }
     ++lowered;
   }
+  // A case whose branch is one print appends it from the case loop; a case knows its
+  // subject's text, so a print of the subject there is a print of the literal.
+  for (Case& c : cases) {
+    const Body& body = branches[c.branch].second;
+    if (body.size() != 1 || body[0]->kind != StmtKind::Print) continue;
+    const auto& print = static_cast<const PrintStmt&>(*body[0]);
+    if (print.pieces.empty()) continue;
+    c.print = &print;
+    std::vector<StrRead> pieces;
+    bool prints_subject = false;
+    for (const StrRead& piece : print.pieces) {
+      const bool is_subject = same_read(piece, subject);
+      prints_subject = prints_subject || is_subject;
+      if (!is_subject && piece.kind != StrRead::Kind::Text) {
+        pieces.push_back(piece);
+        continue;
+      }
+      const std::string_view text = is_subject ? c.literal : std::string_view(*piece.text);
+      if (!pieces.empty() && pieces.back().kind == StrRead::Kind::Text &&
+          pieces.back().text == &case_texts.back()) {
+        case_texts.back() += text;
+      } else {
+        pieces.push_back({StrRead::Kind::Text, false, -1, &case_texts.emplace_back(text)});
+      }
+    }
+    if (!prints_subject) continue;
+    c.print =
+        case_prints.emplace_back(std::make_unique<PrintStmt>(print.pos, std::move(pieces))).get();
+  }
   if (branches.size() == 1 && otherwise.empty() && branches[0].second.size() == 1 &&
       branches[0].second[0]->kind == StmtKind::Print) {
     const StrRead& test = branches[0].first->read;
