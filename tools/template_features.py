@@ -325,6 +325,62 @@ FEATURES = [
      " + 'abcdefghijklmnopqrstuvwxyz012345' + m.content + 'abcdefghijklmnopqrstuvwxyz0123456' }}{% endif %}{% endfor %}",
      {"objs": [{"role": "u", "content": c} for c in ("", "é", "abcdefghijklmnopq", "x" * 31, "y" * 32, "z" * 33)]
       + [{"role": "a", "content": c} for c in ("", "ab", "abcdefgh", "x" * 16, "x" * 17, "w" * 40)]}),
+    # a loop's leading member sets, bound with the item: every kind of item and member, the
+    # item or a set name rebound in the body, `loop` beside them, nested, recursive and
+    # filtered loops, loops over a dict, a str and a tuple target (no binding)
+    ("{% for m in objs %}{% set c = m['content'] %}{% set r = m.role %}{% set i = m['items'] %}"
+     "{{ loop.index }}{{ r }}:{{ c }}:{{ c is defined }}:{{ c is string }}:{{ i is callable }}{{ i if i is string }}|"
+     "{% endfor %}",
+     {"objs": [{"role": "user", "content": "x", "items": "I"}, {"role": "a", "content": ["p", 1]},
+               {"role": "a", "content": None}, {"role": "a", "content": 3}, {"content": "no role"},
+               {"role": "b"}, "str item", 7, ["role", "content"], None, {"items": [1]},
+               {"role": "user", "content": ""}]}),
+    ("{% for m in objs %}{% set c = m.content %}{% set m = 'M' %}{{ c }}{{ m }}{% if c == 'x' %}"
+     "{% set c = 'z' %}{% endif %}{{ c }}|{% endfor %}{{ c is defined }}{{ m is defined }}",
+     {"objs": [{"content": "x"}, {"content": "y"}, {}]}),
+    ("{% for m in objs %}{% set m = m['content'] %}{% set c = m %}{{ m }}{{ c }}|{% endfor %}",
+     {"objs": [{"content": "x"}, {"content": "y"}]}),
+    ("{% for m in objs %}{% set c = m.content %}{% set d = m.role %}{% set c = m.role %}{{ c }}{{ d }}"
+     "{% for m in m.kids or [] %}{% set c = m.content %}<{{ c }}>{% endfor %}{{ c }}|{% endfor %}",
+     {"objs": [{"content": "x", "role": "r", "kids": [{"content": "k1"}, {"content": 2}]}, {"content": "y"}]}),
+    ("{% for n in tree recursive %}{% set c = n['name'] %}{{ c }}{% if n.kids %}({{ loop(n.kids) }}){% endif %}"
+     "{{ c }};{% endfor %}",
+     {"tree": [{"name": "a", "kids": [{"name": "b", "kids": [{"name": "c"}]}, {"name": "d"}]}, {"name": "e"}]}),
+    ("{% for m in objs if m.role %}{% set c = m.content %}{% if c == 'stop' %}{% break %}{% endif %}"
+     "{% if c == 'skip' %}{% continue %}{% endif %}{{ c }}{% else %}none{% endfor %}"
+     "{% for m in [] %}{% set c = m.content %}{{ c }}{% else %}empty{% endfor %}",
+     {"objs": [{"role": "u", "content": "a"}, {"content": "b"}, {"role": "u", "content": "skip"},
+               {"role": "u", "content": "c"}, {"role": "u", "content": "stop"}, {"role": "u", "content": "d"}]}),
+    ("{% for k in d %}{% set c = k['x'] %}{{ k }}{{ c is defined }}{% endfor %}|{% for ch in 'ab' %}"
+     "{% set c = ch.upper %}{{ c is defined }}{% endfor %}|{% for a, b in [({'x': '1'}, 2)] %}{% set c = a['x'] %}"
+     "{{ c }}{{ b }}{% endfor %}|{% for m in objs %}{% set c = m.content %}{% macro show() %}[{{ c }}]{% endmacro %}"
+     "{{ show() }}{% endfor %}", {"d": {"p": 1, "q": 2}, "objs": [{"content": "x"}, {"content": "y"}]}),
+    # a chain's branch that prints its subject: the case's literal in its place, or the
+    # branch itself when another piece does not read as a plain str
+    ("{% for m in objs %}{% set x = m.content | safe if m.content == 'safe' else m.content %}"
+     "{% if m.role == 'user' or m['role'] == 'system' %}{{ '<' + m.role + '|' + m['role'] + '>' + x }}"
+     "{% elif m.role == 'tool' and m.content %}{{ m['role'] ~ m.content }}{% elif m.role == 'a' %}{{ m.role }}"
+     "{% else %}[{{ m.role }}]{% endif %}{% set r = m.role %}{% if r == 'a' %}{{ r + '!' + r }}{% endif %};{% endfor %}",
+     {"objs": [{"role": "user", "content": "u"}, {"role": "system", "content": "s"}, {"role": "user", "content": "safe"},
+               {"role": "tool", "content": "t"}, {"role": "tool", "content": ""}, {"role": "a"}, {"role": 3},
+               {"content": "none"}, {"role": "system", "content": "safe"}]}),
+    # 'key' in var and var['key'] (its truth is the member's) and if x: print x (the print
+    # when x is a plain str), and the shapes that only look alike
+    ("{% for m in objs %}[{% if 'k' in m and m['k'] %}a{% endif %}{% if 'k' in m and m.k %}b{% endif %}"
+     "{% if 'a' in m and m['b'] %}c{% endif %}{% if 'k' not in m and m.k %}d{% endif %}"
+     "{% if 'items' in m and m['items'] %}e{% endif %}{% if 'items' in m and m.items %}f{% endif %}"
+     "{% if 'k' in m and m['k'] and m['a'] %}g{% endif %}{{ 'k' in m and m['k'] }}]{% endfor %}",
+     {"objs": [{"k": "v"}, {"k": ""}, {"k": 0}, {"k": [1]}, {"k": None}, {}, {"a": 1}, {"b": 1}, {"a": 1, "b": 2},
+               {"a": 1, "b": 0, "k": "v"}, {"items": "x"}, {"items": ""}, "kk", ["k"], "", []]}),
+    ("{% set d = {'k': '', 'j': 'J'} %}{% if 'k' in d and d['k'] %}1{% endif %}{% if 'j' in d and d.j %}2{% endif %}"
+     "{% if 'x' in s and s['x'] %}3{% endif %}{% if 'x' in undefined_var and undefined_var.x %}4{% endif %}", DATA),
+    ("{% for m in objs %}[{% if m.content %}{{ m.content }}{% endif %}{% if m['content'] %}{{ m['content'] }}{% endif %}"
+     "{% set c = m.content %}{% if c %}{{ c }}{% endif %}{% if m.content %}{{ m.role }}{% endif %}"
+     "{% if m['items'] is string %}{% if m['items'] %}{{ m['items'] }}{% endif %}{% endif %}]{% endfor %}"
+     "{% set x = '<b>' | safe %}{% if x %}{{ x }}{% endif %}{% if undefined_var %}{{ undefined_var }}{% endif %}"
+     "{% if s %}{{ s }}{% endif %}{% if n %}{{ n }}{% endif %}{% if i %}{{ i }}{% endif %}",
+     {"objs": [{"content": "x", "role": "r"}, {"content": ""}, {"content": None}, {"content": 0}, {"content": 5},
+               {"content": []}, {"content": ["p"]}, {"content": {"a": 1}}, {}, {"items": "I"}], **DATA}),
 ]
 
 

@@ -3,6 +3,7 @@
 // came from so that runtime errors can point at it. Filters and tests are resolved to
 // functions while parsing; names are interned to slots.
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -140,9 +141,18 @@ struct UnaryExpr : Expr {
 
 struct BinaryExpr : Expr {
   BinaryExpr(ExprKind k, Pos p, BinOp o, ExprPtr l, ExprPtr r)
-      : Expr(k, p), op(o), left(std::move(l)), right(std::move(r)) {}
+      : Expr(k, p), op(o), left(std::move(l)), right(std::move(r)) {
+    if (k == ExprKind::And) lower_and();
+  }
   BinOp op;  // for ExprKind::Binary
   ExprPtr left, right;
+  // `'key' in var and var['key']` (or var.key): its truth is var['key']'s, false when var
+  // lacks the key; the read of var['key'] with a missing key reading as undefined (lower.cpp).
+  // Kind None for other shapes.
+  StrRead guarded;
+
+ private:
+  void lower_and();
 };
 
 struct ConcatExpr : Expr {
@@ -159,7 +169,10 @@ struct CompareExpr : Expr {
   ExprPtr first;
   std::vector<std::pair<CmpOp, ExprPtr>> ops;
   const std::string* literal = nullptr;  // the plain str of a lowered comparison
-  bool equal = true;                     // == (else !=)
+  bool equal = true;                     // == (else !=); for key_in: in (else not in)
+  // `'key' in var` / `'key' not in var`: var (slot) and the key, looked up in var alone
+  // when it is a dict; kind None for other shapes.
+  StrRead key_in;
 };
 
 struct CondExpr : Expr {
@@ -223,6 +236,9 @@ struct TextStmt : Stmt {
 
 struct PrintStmt : Stmt {
   PrintStmt(Pos p, ExprPtr e);  // lower.cpp
+  // Pieces alone (IfStmt::Case::print), never evaluated in full.
+  PrintStmt(Pos p, std::vector<StrRead> reads)
+      : Stmt(StmtKind::Print, p), pieces(std::move(reads)) {}
   ExprPtr expr;
   // `{{ 'a' + x['k'] + y }}` (a `+` or `~` chain of reads, or one read), lowered to its
   // pieces: when every piece reads as a plain str, the render appends them without
@@ -245,18 +261,33 @@ struct IfStmt : Stmt {
     std::string_view literal;
     size_t branch;
     const Expr* rest;  // null: nothing more to test
+    // The branch when it is one lowered print; when that prints the subject, the print
+    // with the literal in the subject's place, joined with the texts around it (one of
+    // case_prints). Null for other branches.
+    const PrintStmt* print = nullptr;
   };
   StrRead subject;
   std::vector<Case> cases;
   size_t lowered = 0;
+  std::vector<std::unique_ptr<PrintStmt>> case_prints;  // Case::print
+  std::deque<std::string> case_texts;                   // their joined texts
+  // `if x %}{{ x }}{% endif` (x a variable or var['key']): when x reads as a plain str the
+  // if is the print (an empty str is false and prints nothing).
+  bool prints_test = false;
 };
 
 struct ForStmt : Stmt {
   explicit ForStmt(Pos p) : Stmt(StmtKind::For, p) {}
+  // Called once the body is parsed: finds the leading member sets (lower.cpp).
+  void lower();
   Target target;
   ExprPtr iter, filter;
   bool recursive = false;
   Body body, otherwise;
+  // The body's leading `{% set content = message['content'] %}`s (a member of the item
+  // set to a name of its own): the loop keeps those names beside the item in its scope and
+  // binds them with the item, before running the rest of the body.
+  size_t bound = 0;
 };
 
 struct SetStmt : Stmt {

@@ -123,16 +123,16 @@ bool Interpreter::compare_literal(const CompareExpr& c) {
   return same == eq;
 }
 
-// 'key' in var / 'key' not in var, var a dict: the key lookup alone; nullopt for any
-// other shape or operand (the caller evaluates the comparison in full).
+// 'key' in var / 'key' not in var (CompareExpr::key_in), var a dict: the key lookup alone,
+// in the JSON while its members are there; nullopt when var is not a dict (the caller
+// evaluates the comparison in full).
 std::optional<bool> Interpreter::key_in_dict(const CompareExpr& c) {
-  if (c.ops.size() != 1 || c.first->read.kind != StrRead::Kind::Text) return std::nullopt;
-  const auto& [op, right] = c.ops[0];
-  if ((op != CmpOp::In && op != CmpOp::NotIn) || right->kind != ExprKind::Name) return std::nullopt;
-  const Value& container = lookup_ref(static_cast<const NameExpr&>(*right).slot);
+  const Value& container = lookup_ref(c.key_in.slot);
   if (!container.is_dict()) return std::nullopt;
-  return container.dict().contains(static_cast<const ConstExpr&>(*c.first).value) ==
-         (op == CmpOp::In);
+  const Dict& d = container.dict();
+  const bool found = d.reads_json() ? d.find_json(*c.key_in.text) != nullptr
+                                    : d.contains(static_cast<const ConstExpr&>(*c.first).value);
+  return found == c.equal;
 }
 
 bool Interpreter::truth(const Expr& e) {
@@ -141,6 +141,7 @@ bool Interpreter::truth(const Expr& e) {
       return !truth(*static_cast<const UnaryExpr&>(e).operand);
     case ExprKind::And: {
       const auto& b = static_cast<const BinaryExpr&>(e);
+      if (std::optional<bool> t = member_truth(b.guarded)) return *t;  // 'k' in x and x['k']
       return truth(*b.left) && truth(*b.right);
     }
     case ExprKind::Or: {
@@ -158,7 +159,10 @@ bool Interpreter::truth(const Expr& e) {
       break;
     case ExprKind::Compare: {
       const auto& c = static_cast<const CompareExpr&>(e);
-      if (std::optional<bool> t = key_in_dict(c)) return *t;
+      if (c.key_in.kind == StrRead::Kind::Member) {
+        if (std::optional<bool> t = key_in_dict(c)) return *t;
+        break;
+      }
       if (!literal_compare(c)) break;
       try {
         return compare_literal(c);

@@ -133,11 +133,18 @@ Interpreter::Flow Interpreter::exec_if(const IfStmt& n, Output& out) {
       if (const std::string* subject = read_string(n.subject)) {
         for (const IfStmt::Case& c : n.cases) {
           if (same_text(*subject, c.literal) && (!c.rest || truth(*c.rest))) {
+            if (c.print) {  // the branch is one print
+              if (append_pieces(*c.print, out)) return Flow::Normal;
+              return exec_stmt(*n.branches[c.branch].second[0], out);  // evaluated in full
+            }
             return exec_branch(n.branches[c.branch].second, out);
           }
         }
         i = n.lowered;
       }
+    } else if (n.prints_test &&
+               append_pieces(static_cast<const PrintStmt&>(*n.branches[0].second[0]), out)) {
+      return Flow::Normal;  // `if x %}{{ x }}`, x a plain str
     }
     for (; i < n.branches.size(); ++i) {
       if (truth(*n.branches[i].first)) return exec_branch(n.branches[i].second, out);
@@ -165,9 +172,7 @@ void Interpreter::exec_set(const SetStmt& n) {
 bool Interpreter::set_member(const SetStmt& n) {
   const StrRead& r = n.value->read;
   if (n.target.kind != Target::Kind::Name || r.kind != StrRead::Kind::Member) return false;
-  const Value& obj = lookup_ref(r.slot);
-  if (!obj.is_dict() || !obj.dict().reads_json()) return false;
-  const std::string* s = obj.dict().find_string(*r.text);
+  const std::string* s = json_member_string(lookup_ref(r.slot), *r.text);
   if (!s) return false;
   set_var(n.target.slot, Value::borrowed(*s));
   return true;
@@ -310,25 +315,39 @@ void Interpreter::run_for(const ForStmt& stmt, const Value& iterable, int depth,
     const Value loop_value{std::shared_ptr<Object>(loop)};
     const bool plain_target =
         stmt.target.kind == Target::Kind::Name && stmt.target.slot != loop_slot_;
-    // A fresh scope per iteration: it keeps only `loop` and a plain target, which are
-    // overwritten in place; whatever the body set is dropped.
+    // A fresh scope per iteration: it keeps only a plain target, the names of the leading
+    // member sets (ForStmt::bound) and `loop`, which are overwritten in place; whatever
+    // the body set is dropped.
+    const size_t bound = plain_target ? stmt.bound : 0;
     scope->live = 0;
-    if (loop_slot_ >= 0) scope->set(loop_slot_, Value(loop_value));
     if (plain_target) scope->set(stmt.target.slot, Value());
+    for (size_t j = 0; j < bound; ++j) {
+      scope->set(static_cast<const SetStmt&>(*stmt.body[j]).target.slot, Value());
+    }
+    if (loop_slot_ >= 0) scope->set(loop_slot_, Value(loop_value));
     const size_t kept = scope->live;
     for (size_t i = 0; i < items->size(); ++i) {
       count_steps(1);
       loop->index0 = i;
       scope->live = kept;
-      if (loop_slot_ >= 0 && scope->vars[0].second.payload() != loop.get()) {
-        scope->vars[0].second = loop_value;  // the body rebound `loop`
+      if (loop_slot_ >= 0 && scope->vars[kept - 1].second.payload() != loop.get()) {
+        scope->vars[kept - 1].second = loop_value;  // the body rebound `loop`
       }
+      const Value& item = (*items)[i];
       if (plain_target) {
-        scope->vars[kept - 1].second = (*items)[i];
+        scope->vars[0].second = item;
+        for (size_t j = 0; j < bound; ++j) {  // the member sets, as exec() would run them
+          const auto& set = static_cast<const SetStmt&>(*stmt.body[j]);
+          if (const std::string* s = json_member_string(item, *set.value->read.text)) {
+            scope->vars[1 + j].second = Value::borrowed(*s);
+          } else {
+            exec_stmt(set, out);
+          }
+        }
       } else {
-        assign(stmt.target, (*items)[i]);
+        assign(stmt.target, item);
       }
-      if (exec(stmt.body, out) == Flow::Break) break;
+      if (exec(stmt.body, out, bound) == Flow::Break) break;
     }
   } catch (...) {
     scope_ = saved;

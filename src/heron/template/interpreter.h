@@ -99,8 +99,9 @@ class Interpreter {
 
   // Runs a body. Inlined everywhere (as run_for's loop body above all): a call per loop
   // iteration or branch costs more than the statements it usually runs.
-  [[gnu::always_inline]] Flow exec(const Body& body, Output& out) {
-    for (const auto& s : body) {
+  [[gnu::always_inline]] Flow exec(const Body& body, Output& out, size_t first = 0) {
+    for (auto it = body.begin() + static_cast<ptrdiff_t>(first); it != body.end(); ++it) {
+      const StmtPtr& s = *it;
       // Lowered prints and member sets, the usual statements of a loop body or branch,
       // run here; if-statements without exec_stmt's dispatch.
       if (s->kind == StmtKind::Print && append_pieces(static_cast<const PrintStmt&>(*s), out)) {
@@ -131,6 +132,11 @@ class Interpreter {
   // there borrowed into the variable; false (nothing set) for any other shape or value
   // (exec_set then runs it). Never throws a Failure, so exec() runs it without exec_stmt.
   bool set_member(const SetStmt& n);
+  // The plain str member `key` of `obj`, a dict whose members are still JSON; null for
+  // anything else.
+  static const std::string* json_member_string(const Value& obj, const std::string& key) {
+    return obj.is_dict() && obj.dict().reads_json() ? obj.dict().find_string(key) : nullptr;
+  }
   Value eval(const Expr& e);
   Value eval_inner(const Expr& e);
   Value eval_call(const CallExpr& e);
@@ -199,8 +205,8 @@ class Interpreter {
   bool append_pieces(const PrintStmt& print, Output& out);
   // bool(e): if-tests (`x == 'lit'`, `not x`, `a and b`, plain reads) without a Value.
   bool truth(const Expr& e);
-  static bool literal_compare(const CompareExpr& c);  // x == 'literal' or x != 'literal'
-  std::optional<bool> key_in_dict(const CompareExpr& c);
+  static bool literal_compare(const CompareExpr& c);      // x == 'literal' or x != 'literal'
+  std::optional<bool> key_in_dict(const CompareExpr& c);  // c.key_in lowered
   bool compare_literal(const CompareExpr& c);
   void assign(const Target& t, const Value& v);
   // Moved into place (a {% set %} per message in some loops).

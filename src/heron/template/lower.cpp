@@ -2,6 +2,8 @@
 // an expression's str without evaluating it (Expr::read) and which prints are a chain of
 // such reads (PrintStmt::pieces). The interpreter runs these forms and falls back to full
 // evaluation of the same node whenever a read does not give a plain str.
+#include <algorithm>
+
 #include "heron/template/ast.h"
 #include "heron/template/builtins.h"
 
@@ -69,9 +71,29 @@ GetItemExpr::GetItemExpr(Pos p, ExprPtr o, ExprPtr k)
   }
 }
 
+// A dict holding the key gives True and var['key'], so the truth of var['key']; one
+// lacking it gives False, as a missing key read as undefined does.
+void BinaryExpr::lower_and() {
+  if (left->kind != ExprKind::Compare) return;
+  const auto& c = static_cast<const CompareExpr&>(*left);
+  const StrRead& r = right->read;
+  if (c.key_in.kind == StrRead::Kind::Member && c.equal && r.kind == StrRead::Kind::Member &&
+      r.slot == c.key_in.slot && *r.text == *c.key_in.text) {
+    guarded = r;
+    guarded.missing_is_undefined = true;
+  }
+}
+
 // `x == 'str'`: when x reads as a plain str, the comparison is a string comparison.
 void CompareExpr::lower() {
-  if (ops.size() != 1 || ops[0].second->read.kind != StrRead::Kind::Text) return;
+  if (ops.size() != 1) return;
+  if ((ops[0].first == CmpOp::In || ops[0].first == CmpOp::NotIn) &&
+      first->read.kind == StrRead::Kind::Text && ops[0].second->kind == ExprKind::Name) {
+    key_in = {StrRead::Kind::Member, false, ops[0].second->read.slot, first->read.text};
+    equal = ops[0].first == CmpOp::In;
+    return;
+  }
+  if (ops[0].second->read.kind != StrRead::Kind::Text) return;
   if (ops[0].first != CmpOp::Eq && ops[0].first != CmpOp::Ne) return;
   literal = ops[0].second->read.text;
   equal = ops[0].first == CmpOp::Eq;
@@ -99,6 +121,62 @@ void IfStmt::lower() {
       if (!repeated) cases.push_back({*literals[i], lowered, rest});
     }
     ++lowered;
+  }
+  // A case whose branch is one print appends it from the case loop; a case knows its
+  // subject's text, so a print of the subject there is a print of the literal.
+  for (Case& c : cases) {
+    const Body& body = branches[c.branch].second;
+    if (body.size() != 1 || body[0]->kind != StmtKind::Print) continue;
+    const auto& print = static_cast<const PrintStmt&>(*body[0]);
+    if (print.pieces.empty()) continue;
+    c.print = &print;
+    std::vector<StrRead> pieces;
+    bool prints_subject = false;
+    for (const StrRead& piece : print.pieces) {
+      const bool is_subject = same_read(piece, subject);
+      prints_subject = prints_subject || is_subject;
+      if (!is_subject && piece.kind != StrRead::Kind::Text) {
+        pieces.push_back(piece);
+        continue;
+      }
+      const std::string_view text = is_subject ? c.literal : std::string_view(*piece.text);
+      if (!pieces.empty() && pieces.back().kind == StrRead::Kind::Text &&
+          pieces.back().text == &case_texts.back()) {
+        case_texts.back() += text;
+      } else {
+        pieces.push_back({StrRead::Kind::Text, false, -1, &case_texts.emplace_back(text)});
+      }
+    }
+    if (!prints_subject) continue;
+    c.print =
+        case_prints.emplace_back(std::make_unique<PrintStmt>(print.pos, std::move(pieces))).get();
+  }
+  if (branches.size() == 1 && otherwise.empty() && branches[0].second.size() == 1 &&
+      branches[0].second[0]->kind == StmtKind::Print) {
+    const StrRead& test = branches[0].first->read;
+    const auto& print = static_cast<const PrintStmt&>(*branches[0].second[0]);
+    prints_test = (test.kind == StrRead::Kind::Var || test.kind == StrRead::Kind::Member) &&
+                  print.pieces.size() == 1 && same_read(print.pieces[0], test);
+  }
+}
+
+// The sets are the body's first statements, so binding them with the item runs them in
+// the same order; each name is the item's or another set's at most once, never `loop`
+// (which the loop binds itself).
+void ForStmt::lower() {
+  if (target.kind != Target::Kind::Name || target.name == "loop") return;
+  std::vector<int> names{target.slot};
+  for (const auto& s : body) {
+    if (s->kind != StmtKind::Set) break;
+    const auto& set = static_cast<const SetStmt&>(*s);
+    const StrRead& r = set.value->read;
+    if (set.target.kind != Target::Kind::Name || set.target.name == "loop" ||
+        r.kind != StrRead::Kind::Member || r.slot != target.slot ||
+        std::find(names.begin(), names.end(), set.target.slot) != names.end()) {
+      break;
+    }
+    names.push_back(set.target.slot);
+    ++bound;
   }
 }
 

@@ -272,6 +272,7 @@ class Parser {
     node->recursive = skip_name("recursive");
     node->body = parse_statements({"endfor", "else"}, false);
     if (advance().text != "endfor") node->otherwise = parse_statements({"endfor"}, true);
+    node->lower();
     return node;
   }
 
