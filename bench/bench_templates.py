@@ -96,6 +96,8 @@ def main():
     parser.add_argument("--cpu", type=int, default=min(os.sched_getaffinity(0)),
                         help="the one CPU both sides run on (default: the lowest allowed)")
     args = parser.parse_args()
+    if min(args.repeat, args.batches, args.rounds) < 1:
+        parser.error("--repeat, --batches and --rounds must be at least 1")
     # Both sides on one CPU (heron's process inherits it): unpinned, a process that moves
     # between this machine's CPUs ran either side up to 1.8x slower for a while, so a
     # ratio depended on which side a move happened to hit.

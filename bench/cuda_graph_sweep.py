@@ -21,6 +21,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from bench_cuda import median
+
 VARS = ("MLX_MAX_OPS_PER_BUFFER", "MLX_MAX_MB_PER_BUFFER", "MLX_USE_CUDA_GRAPHS")
 
 
@@ -42,11 +44,6 @@ def run(build, model, env_vars, runs, repeats):
     if proc.returncode != 0:
         return {"error": proc.stderr[-500:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def median(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if xs else float("nan")
 
 
 def main():
@@ -73,6 +70,9 @@ def main():
     print("|" + " --- |" * 7)
     for (model, name), rs in results.items():
         ok = [r for r in rs if "runs" in r]
+        if not ok:
+            print(f"| {model} | {name} | failed | | | | |")
+            continue
         by = [{x["prompt_tokens"]: x for x in r["runs"]} for r in ok]
         dec = [b[512]["decode_tps"] for b in by if 512 in b]
         p512 = [b[512]["prefill_tps"] for b in by if 512 in b]

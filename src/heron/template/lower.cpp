@@ -130,16 +130,16 @@ void IfStmt::lower() {
     const auto& print = static_cast<const PrintStmt&>(*body[0]);
     if (print.pieces.empty()) continue;
     c.print = &print;
+    const auto is_subject = [&](const StrRead& piece) { return same_read(piece, subject); };
+    if (std::none_of(print.pieces.begin(), print.pieces.end(), is_subject)) continue;
     std::vector<StrRead> pieces;
-    bool prints_subject = false;
     for (const StrRead& piece : print.pieces) {
-      const bool is_subject = same_read(piece, subject);
-      prints_subject = prints_subject || is_subject;
-      if (!is_subject && piece.kind != StrRead::Kind::Text) {
+      const bool subject_piece = is_subject(piece);
+      if (!subject_piece && piece.kind != StrRead::Kind::Text) {
         pieces.push_back(piece);
         continue;
       }
-      const std::string_view text = is_subject ? c.literal : std::string_view(*piece.text);
+      const std::string_view text = subject_piece ? c.literal : std::string_view(*piece.text);
       if (!pieces.empty() && pieces.back().kind == StrRead::Kind::Text &&
           pieces.back().text == &case_texts.back()) {
         case_texts.back() += text;
@@ -147,7 +147,6 @@ void IfStmt::lower() {
         pieces.push_back({StrRead::Kind::Text, false, -1, &case_texts.emplace_back(text)});
       }
     }
-    if (!prints_subject) continue;
     c.print =
         case_prints.emplace_back(std::make_unique<PrintStmt>(print.pos, std::move(pieces))).get();
   }
