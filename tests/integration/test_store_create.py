@@ -555,10 +555,11 @@ def test_openai_api_lists_store_models_and_applies_their_defaults(store_serve):
     client = openai.OpenAI(base_url=store_serve.url + "/v1", api_key="unused")
     assert "oa:latest" in [m.id for m in client.models.list().data]
     ask = [{"role": "user", "content": "hello"}]
-    r = client.chat.completions.create(model="oa", messages=ask)
+    # Greedy, so the random tiny model cannot sample its end token early.
+    r = client.chat.completions.create(model="oa", messages=ask, temperature=0)
     assert r.usage.completion_tokens == 2 and r.choices[0].finish_reason == "length"
-    r = client.chat.completions.create(model="oa", messages=ask, max_tokens=4)
-    assert r.usage.completion_tokens == 4
+    r = client.chat.completions.create(model="oa", messages=ask, temperature=0, max_tokens=4)
+    assert r.usage.completion_tokens == 4 and r.choices[0].finish_reason == "length"
 
 
 def test_other_quantizers_are_refused(create, tmp_path):
