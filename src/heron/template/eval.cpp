@@ -123,16 +123,13 @@ bool Interpreter::compare_literal(const CompareExpr& c) {
   return same == eq;
 }
 
-// 'key' in var / 'key' not in var (CompareExpr::key_in), var a dict: the key lookup alone,
-// in the JSON while its members are there; nullopt when var is not a dict (the caller
-// evaluates the comparison in full).
+// 'key' in var / 'key' not in var (CompareExpr::key_in), var a dict: the key lookup alone
+// (Dict::contains reads the JSON while the members are there); nullopt when var is not a
+// dict (the caller evaluates the comparison in full).
 std::optional<bool> Interpreter::key_in_dict(const CompareExpr& c) {
   const Value& container = lookup_ref(c.key_in.slot);
   if (!container.is_dict()) return std::nullopt;
-  const Dict& d = container.dict();
-  const bool found = d.reads_json() ? d.find_json(*c.key_in.text) != nullptr
-                                    : d.contains(static_cast<const ConstExpr&>(*c.first).value);
-  return found == c.equal;
+  return container.dict().contains(static_cast<const ConstExpr&>(*c.first).value) == c.equal;
 }
 
 bool Interpreter::truth(const Expr& e) {
