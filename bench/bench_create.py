@@ -9,7 +9,7 @@ The model (written once under --work, reused after): Llama-3.2-1B's config.json
 (16 layers, hidden 2048, 32/8 heads, intermediate 8192, vocab 128256, tied embeddings,
 llama3 RoPE scaling, bfloat16), random bfloat16 weights in one model.safetensors as
 Hugging Face ships it (N(0, 0.02) matrices, unit norms, mx.random seed 0), and the
-Llama 3 tokenizer from ../shared/fixtures/tokenizers/llama3.
+Llama 3 tokenizer from tests/fixtures/tokenizers/llama3.
 
 Each run starts the tool in its own process, the two tools interleaved (the order
 alternates every run), each writing to a fresh directory that is deleted afterwards:
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_cuda import tensor_shapes  # noqa: E402  (one table of decoder tensor shapes)
 
-LLAMA_TOKENIZER = ROOT.parent / "shared" / "fixtures" / "tokenizers" / "llama3"
+LLAMA_TOKENIZER = ROOT / "tests" / "fixtures" / "tokenizers" / "llama3"
 
 # config.json of meta-llama/Llama-3.2-1B.
 LLAMA_3_2_1B = {
@@ -79,10 +79,10 @@ def make_model(out: Path):
     (out / "generation_config.json").write_text(json.dumps(
         {"bos_token_id": 128000, "eos_token_id": 128001, "do_sample": True,
          "temperature": 0.6, "top_p": 0.9}, indent=2))
-    shutil.copyfile(LLAMA_TOKENIZER / "tokenizer_config.json", out / "tokenizer_config.json")
-    with open(out / "tokenizer.json", "wb") as f:
-        subprocess.run(["zstd", "-dc", str(LLAMA_TOKENIZER / "tokenizer.json.zst")], stdout=f,
-                       check=True)
+    for file in ("tokenizer_config.json", "tokenizer.json"):
+        with open(out / file, "wb") as f:
+            subprocess.run(["zstd", "-dc", str(LLAMA_TOKENIZER / (file + ".zst"))], stdout=f,
+                           check=True)
     tmp.rename(out / "model.safetensors")  # last: its presence means the model is complete
 
 

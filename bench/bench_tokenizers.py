@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/bench_tokenizers.py [--repeat 3] [--mb 10] [--only gemma3,llama2]
 
-For each tokenizer (the six of ../shared/fixtures/tokenizers and the BERT WordPiece
+For each tokenizer (the six of tests/fixtures/tokenizers and the BERT WordPiece
 fixture): load time of tokenizer.json (fastest of 3) and single-thread encode throughput
 in MB/s (fastest of --repeat passes over every document, add_special off), for heron
 (build*/bench/tokenizer_bench, a small C++ driver) and for HF `tokenizers` (in this
@@ -32,7 +32,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from tokenizers import Tokenizer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "fixtures" / "tokenizers"
+REAL = ROOT / "tests" / "fixtures" / "tokenizers"
 FIXTURES = ROOT / "tests" / "fixtures" / "tokenizer"
 NAMES = ["qwen3", "llama3", "gptoss", "deepseek_v3", "gemma3", "llama2", "bert"]
 DOC_MAX = 16 * 1024
@@ -114,8 +114,8 @@ def model_dir(name, tmp):
     if name == "bert":
         (d / "tokenizer.json").write_bytes(zstd(FIXTURES / "bert_minilm.tokenizer.json.zst"))
     else:
-        (d / "tokenizer.json").write_bytes(zstd(SHARED / name / "tokenizer.json.zst"))
-        (d / "tokenizer_config.json").write_bytes((SHARED / name / "tokenizer_config.json").read_bytes())
+        for file in ("tokenizer.json", "tokenizer_config.json"):
+            (d / file).write_bytes(zstd(REAL / name / (file + ".zst")))
     return d
 
 

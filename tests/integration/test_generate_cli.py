@@ -1,6 +1,7 @@
 """`heron generate` end to end: flags, errors, determinism, the default model."""
 import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -83,6 +84,17 @@ def test_budget_and_stats(run, tiny_llama):
     assert stats["decode_tokens"] == 7
     assert stats["done_reason"] == "length"
     assert stats["prompt_tokens"] > 0 and stats["decode_tps"] > 0
+
+
+def test_statistics_start_on_their_own_line(heron_bin, tiny_llama):
+    # One terminal gets both streams: the answer ends its line before the statistics.
+    r = subprocess.run([str(heron_bin), "generate", "--model", str(tiny_llama), "--prompt", "hi",
+                        "--raw", "--max-tokens", "5", "--ignore-eos", "--temperature", "0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout
+    answer, stats = r.stdout.rsplit("prompt: ", 1)
+    assert answer.endswith("\n"), r.stdout
+    assert "tokens/s | decode: 5 tokens" in stats
 
 
 def test_seeded_sampling_is_reproducible(run, tiny_llama):

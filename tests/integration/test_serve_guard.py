@@ -118,6 +118,41 @@ def test_body_under_the_limit_is_read(serve):
     assert status == 400 and "options.top_k" in answer["error"]
 
 
+FORM = "application/x-www-form-urlencoded"  # what `curl -d` sends, as Ollama's examples do
+
+
+@pytest.mark.parametrize("path,key", [("/api/generate", "prompt"), ("/api/chat", "messages"),
+                                      ("/v1/completions", "prompt"),
+                                      ("/v1/chat/completions", "messages")])
+def test_a_1mb_prompt_is_read_as_json_whatever_the_content_type(serve, tiny_llama, path, key):
+    # 1 MiB of prompt: read whole either way, so the runner counts every token of it.
+    prompt = "hello " * ((1 << 20) // 6)
+    body = {"model": str(tiny_llama.resolve()), "stream": False,
+            key: prompt if key == "prompt" else [{"role": "user", "content": prompt}]}
+    answers = [request(serve.url, "POST", path, json.dumps(body), {"Content-Type": ctype})
+               for ctype in ("application/json", FORM, None)]
+    for status, _, answer in answers:
+        assert status == 400, answer
+        text = json.dumps(answer)
+        assert "tokens, which does not fit the context length of 256" in text
+    assert answers[1][2] == answers[0][2] and answers[2][2] == answers[0][2]
+    n_tokens = int(json.dumps(answers[0][2]).split("the prompt has ")[1].split()[0])
+    assert n_tokens > 170000  # every "hello " of the megabyte
+
+
+def test_a_15kb_chat_sent_like_curl_is_answered(serve, tiny_llama):
+    # The reported case: a chat body over httplib's 8 KiB form limit, labelled as a form.
+    # JSON whitespace makes the body large and keeps the prompt small.
+    body = ('{"model": ' + json.dumps(str(tiny_llama.resolve())) + "," + " " * 15000 +
+            '"stream": false, "messages": [{"role": "user", "content": "hello"}],'
+            ' "options": {"num_predict": 4, "temperature": 0}}')
+    answers = [request(serve.url, "POST", "/api/chat", body, {"Content-Type": ctype})
+               for ctype in ("application/json", FORM)]
+    assert [a[0] for a in answers] == [200, 200], answers
+    assert answers[1][2]["message"] == answers[0][2]["message"]
+    assert answers[1][2]["eval_count"] == 4
+
+
 @pytest.mark.parametrize("path,body,field", [
     ("/api/generate", {"options": {"num_ctx": (1 << 20) + 1}}, "options.num_ctx"),
     ("/api/generate", {"options": {"num_predict": (1 << 20) + 1}}, "options.num_predict"),

@@ -25,7 +25,8 @@ using heron::tokenizer::Tokenizer;
 using nlohmann::json;
 
 inline const fs::path kFixtures = fs::path(HERON_FIXTURES) / "tokenizer";
-inline const fs::path kShared = fs::path(HERON_SHARED_FIXTURES) / "tokenizers";
+// Real tokenizers of six model families (tests/fixtures/tokenizers/README.md).
+inline const fs::path kRealTokenizers = fs::path(HERON_FIXTURES) / "tokenizers";
 
 inline std::string zstd_decompress(const fs::path& path) {
   const std::string cmd = "zstd -dc --long=31 -- '" + path.string() + "'";
@@ -74,7 +75,7 @@ inline const Corpus& corpus() {
   return c;
 }
 
-// A per-process temp dir holding decompressed shared fixtures.
+// A per-process temp dir holding decompressed real tokenizers.
 inline const fs::path& temp_dir() {
   static const fs::path dir = [] {
     fs::path d = fs::temp_directory_path() / ("heron_tokenizer_test_" + std::to_string(getpid()));
@@ -84,20 +85,21 @@ inline const fs::path& temp_dir() {
   return dir;
 }
 
-// Decompresses a shared model's tokenizer.json next to its tokenizer_config.json.
+// Decompresses a real tokenizer's tokenizer.json and tokenizer_config.json into one
+// directory, as a model ships them.
 inline fs::path hf_dir(const std::string& name) {
   const fs::path dir = temp_dir() / name;
   if (!fs::exists(dir / "tokenizer.json")) {
     fs::create_directories(dir);
-    std::ofstream(dir / "tokenizer.json", std::ios::binary)
-        << zstd_decompress(kShared / name / "tokenizer.json.zst");
-    fs::copy_file(kShared / name / "tokenizer_config.json", dir / "tokenizer_config.json",
-                  fs::copy_options::overwrite_existing);
+    for (const char* file : {"tokenizer_config.json", "tokenizer.json"}) {
+      std::ofstream(dir / file, std::ios::binary)
+          << zstd_decompress(kRealTokenizers / name / (std::string(file) + ".zst"));
+    }
   }
   return dir;
 }
 
-// tokenizer.json of a shared model ("qwen3"), or of a fixture file ("bert", "unigram",
+// tokenizer.json of a real tokenizer ("qwen3"), or of a fixture file ("bert", "unigram",
 // "bpe_suffix").
 inline const json& base_json(const std::string& name) {
   static std::map<std::string, json> cache;
@@ -182,14 +184,14 @@ inline json gguf_bpe_metadata(const json& tj, const json& desc) {
 // Loads the tokenizer a fixture's "load" field describes ("config+": tokenizer_config.json
 // keys replaced; "gguf+": GGUF metadata keys replaced).
 inline std::unique_ptr<Tokenizer> load_tokenizer(const json& load) {
-  if (load.contains("shared") && load.contains("config+")) {
-    const std::string name = load["shared"];
+  if (load.contains("real") && load.contains("config+")) {
+    const std::string name = load["real"];
     std::ifstream in(hf_dir(name) / "tokenizer_config.json");
     json config = json::parse(in);
     config.update(load["config+"]);
     return Tokenizer::from_json(base_json(name), config);
   }
-  if (load.contains("shared")) return Tokenizer::from_hf_dir(hf_dir(load["shared"]));
+  if (load.contains("real")) return Tokenizer::from_hf_dir(hf_dir(load["real"]));
   if (load.contains("file")) {
     return Tokenizer::from_json(zstd_json(kFixtures / load["file"].get<std::string>()), json());
   }

@@ -144,7 +144,8 @@ int run_generate(const std::vector<std::string>& argv) {
     if (event->done) stats = event->stats;
   }
   job.get();
-  std::cout << "\n";
+  // The answer ends its line before the statistics go to stderr, even on one terminal.
+  std::cout << std::endl;
 
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

@@ -12,6 +12,7 @@
 
 #include "heron/cli/args.h"
 #include "heron/cli/commands.h"
+#include "heron/cli/environment.h"
 #include "heron/cli/host.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/lifo_thread_pool.h"
@@ -78,12 +79,7 @@ http::GuardConfig guard_config(const std::string& listen_host) {
 int run_serve(const std::vector<std::string>& argv) {
   Args args("serve", kFlags, argv);
   if (args.has("help")) {
-    std::cout << Args::usage("serve", kFlags)
-              << "\nenvironment: HERON_HOST (127.0.0.1:11435), HERON_ORIGINS (extra allowed\n"
-                 "browser origins, comma-separated, * wildcards), HERON_KEEP_ALIVE (5m),\n"
-                 "HERON_MAX_LOADED_MODELS (3), HERON_MAX_MEMORY for loaded models (90% of RAM),\n"
-                 "HERON_MAX_QUEUE requests waiting per model before 503 (32), HERON_LOAD_TIMEOUT\n"
-                 "seconds (300), HERON_MODELS (the model store, ~/.heron/models)\n";
+    std::cout << Args::usage("serve", kFlags) << "\n" << environment_help();
     return 0;
   }
   if (!args.positional().empty()) {

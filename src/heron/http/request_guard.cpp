@@ -8,10 +8,30 @@ namespace heron::http {
 
 using httplib::Server;
 
+namespace {
+
+// `curl -d '{...}'`, as Ollama's own examples send requests, labels a JSON body
+// application/x-www-form-urlencoded; httplib would parse such a body as a form and refuse
+// one over 8 KiB with a 413. Every body here is JSON whatever its label says (as Ollama
+// reads it), so the label is corrected before httplib reads the body. The pre-routing
+// handler runs on httplib's own non-const Request, so changing it through the reference is
+// well defined.
+void read_form_body_as_json(const httplib::Request& req) {
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  for (auto [it, end] = headers.equal_range("Content-Type"); it != end; ++it) {
+    if (it->second.starts_with("application/x-www-form-urlencoded")) {
+      it->second = "application/json";
+    }
+  }
+}
+
+}  // namespace
+
 void install_request_guard(Server& server, GuardConfig config) {
   server.set_payload_max_length(kMaxBodyBytes);
   server.set_pre_routing_handler([config = std::move(config)](const httplib::Request& req,
                                                               httplib::Response& res) {
+    read_form_body_as_json(req);
     const ErrorWriter refuse = config.errors_for ? config.errors_for(req.path) : send_error;
     const auto host = req.get_header_value("Host");
     if (config.check_host && !host_allowed(host, config.machine_name)) {

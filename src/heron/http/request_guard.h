@@ -1,7 +1,8 @@
 #pragma once
 // What every request to `heron serve` passes before a handler sees it: the Host check
 // and Origin policy (origin_policy.h; 403 naming the header), CORS answers for allowed
-// browser origins (preflight included), and the body size limit (413).
+// browser origins (preflight included), the body size limit (413), and every body read as
+// JSON whatever its Content-Type says.
 #include <cstddef>
 #include <string>
 

@@ -24,14 +24,16 @@ const std::map<std::string, Builder>& builders() {
 }  // namespace
 
 std::unique_ptr<Model> build_model(const ModelConfig& config, Weights& weights) {
-  auto it = builders().find(config.architecture);
-  if (it == builders().end()) {
-    std::string known;
-    for (const auto& name : known_architectures()) known += (known.empty() ? "" : ", ") + name;
-    throw Error(weights.source() + ": unsupported architecture '" + config.architecture +
-                "' (supported: " + known + ")");
-  }
-  return it->second(config, weights);
+  require_known_architecture(config.architecture, weights.source());
+  return builders().at(config.architecture)(config, weights);
+}
+
+void require_known_architecture(const std::string& architecture, const std::string& source) {
+  if (builders().contains(architecture)) return;
+  std::string known;
+  for (const auto& name : known_architectures()) known += (known.empty() ? "" : ", ") + name;
+  throw Error(source + ": unsupported architecture '" + architecture + "' (supported: " + known +
+              ")");
 }
 
 std::vector<std::string> known_architectures() {

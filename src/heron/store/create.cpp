@@ -10,6 +10,7 @@
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/model/loader.h"
+#include "heron/model/registry.h"
 #include "heron/store/model_files.h"
 #include "heron/store/quantize_weights.h"
 #include "heron/tokenizer/tokenizer.h"
@@ -368,6 +369,29 @@ std::unique_ptr<tokenizer::Tokenizer> tokenizer_of(const Source& s) {
   return tokenizer::Tokenizer::from_json_files(*tj, tc);
 }
 
+// The architecture a source declares: GGUF general.architecture or config.json model_type.
+std::string architecture_of(const Source& s) {
+  json metadata;
+  if (s.kind == Source::Gguf) {
+    metadata = io::read_gguf_header(s.gguf.string()).metadata;
+  } else if (const auto* g = s.files.find("model.gguf")) {
+    metadata = io::read_gguf_header(g->string()).metadata;
+  } else if (const auto* g = s.files.find("gguf_model.json")) {
+    metadata = read_gguf_model_json(*g).metadata;
+  } else {
+    const json config = read_json(required(s, "config.json"));
+    const auto it = config.find("model_type");
+    if (it == config.end() || !it->is_string())
+      throw Error(s.text + ": config.json has no model_type");
+    return *it;
+  }
+  const auto it = metadata.find("general.architecture");
+  if (it == metadata.end() || !it->is_string()) {
+    throw Error(s.text + ": the GGUF metadata has no general.architecture");
+  }
+  return *it;
+}
+
 void check_same_vocab(const Source& target, const Source& draft) {
   auto a = tokenizer_of(target);
   auto b = tokenizer_of(draft);
@@ -423,6 +447,9 @@ void create_locked(const Store& store, const CreateRequest& req, const ProgressF
   const Source from = resolve_source(mf.from, req.base_dir, store, "FROM");
   std::optional<Source> draft;
   if (mf.draft) draft = resolve_source(*mf.draft, req.base_dir, store, "DRAFT");
+  // Nothing is written for a model heron could not run.
+  model::require_known_architecture(architecture_of(from), "FROM " + from.text);
+  if (draft) model::require_known_architecture(architecture_of(*draft), "DRAFT " + draft->text);
 
   Manifest manifest;
   json settings = json::object();
