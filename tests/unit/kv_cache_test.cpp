@@ -65,3 +65,64 @@ TEST(KVCache, RewindToShortPrefixThenLongPrompt) {
   EXPECT_EQ(cache.offset(), 515);
   EXPECT_GE(cache.capacity(), 515);
 }
+
+// Segments: what the prefix cache saves from a live cache and loads back.
+TEST(KVCache, SavedSegmentsLoadBackExactlyAfterTheBufferIsReused) {
+  KVCache cache;
+  auto k = random_kv(300, 1), v = random_kv(300, 2);
+  cache.update(k, v);
+  auto head = cache.save(0, 120);
+  auto tail = cache.save(120, 300);
+  mx::eval(tail->tensors());
+  EXPECT_EQ(head->begin(), 0);
+  EXPECT_EQ(tail->end(), 300);
+  // The segments own exactly their bytes: nothing of the 512-position buffer.
+  EXPECT_EQ(tail->nbytes(), size_t{2} * 180 * 2 * 8 * 4);
+  EXPECT_EQ(tail->tensors()[0].buffer_size(), tail->tensors()[0].nbytes());
+  // The live buffer is overwritten after a rewind; the saved tail is not.
+  cache.rewind(180);
+  auto other = random_kv(180, 3);
+  cache.update(other, other);
+  cache.rewind(180);
+  cache.load(*tail);
+  auto history = cache.update(random_kv(1, 4), random_kv(1, 4));
+  EXPECT_TRUE(same(mx::slice(history.keys, {0, 0, 0, 0}, {1, 2, 300, 8}), k));
+  EXPECT_TRUE(same(mx::slice(history.values, {0, 0, 0, 0}, {1, 2, 300, 8}), v));
+  // Loading needs the cache to stand exactly where the segment begins.
+  EXPECT_THROW(cache.load(*head), heron::Error);
+  EXPECT_THROW(cache.save(10, 400), heron::Error);
+}
+
+TEST(KVCache, SegmentsSplitAndMergeWithoutLosingAPosition) {
+  KVCache cache;
+  auto k = random_kv(50, 5), v = random_kv(50, 6);
+  cache.update(k, v);
+  auto whole = cache.save(10, 50);
+  auto [upper, lower] = whole->split(30);
+  EXPECT_EQ(upper->begin(), 10);
+  EXPECT_EQ(upper->end(), 30);
+  EXPECT_EQ(lower->begin(), 30);
+  EXPECT_EQ(upper->nbytes() + lower->nbytes(), whole->nbytes());
+  auto joined = upper->merge(*lower);
+  EXPECT_TRUE(same(joined->tensors()[0], whole->tensors()[0]));
+  EXPECT_TRUE(same(joined->tensors()[1], mx::slice(v, {0, 0, 10, 0}, {1, 2, 50, 8})));
+  EXPECT_THROW(whole->split(10), heron::Error);
+  EXPECT_THROW(whole->split(50), heron::Error);
+  EXPECT_THROW(lower->merge(*upper), heron::Error);
+}
+
+TEST(KVCache, SegmentsRebuiltFromTensorsAreChecked) {
+  KVCache cache;
+  auto k = random_kv(20, 7);
+  cache.update(k, k);
+  auto saved = cache.save(5, 20);
+  auto rebuilt = cache.segment_from(5, 20, saved->tensors());
+  EXPECT_TRUE(same(rebuilt->tensors()[0], saved->tensors()[0]));
+  EXPECT_THROW(cache.segment_from(5, 21, saved->tensors()), heron::Error);  // wrong length
+  EXPECT_THROW(cache.segment_from(5, 20, {saved->tensors()[0]}), heron::Error);
+  auto other_heads = random_kv(15, 8);
+  other_heads = mx::concatenate({other_heads, other_heads}, 1);  // 4 heads, not 2
+  EXPECT_THROW(cache.segment_from(5, 20, {other_heads, other_heads}), heron::Error);
+  auto ints = mx::zeros({1, 2, 15, 8}, mx::int32);
+  EXPECT_THROW(cache.segment_from(5, 20, {ints, ints}), heron::Error);
+}

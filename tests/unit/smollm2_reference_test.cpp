@@ -61,8 +61,8 @@ class SmolLM2 : public ::testing::Test {
     options.ignore_eos = true;
     options.sampling.temperature = 0;
     std::vector<int> out;
-    heron::engine::Sequence seq{loaded_->model->make_caches(), {}};
-    heron::engine::generate(*loaded_->model, seq, prompt, options,
+    heron::cache::PrefixCache cache(loaded_->model->make_caches(), {});
+    heron::engine::generate(*loaded_->model, cache, prompt, options,
                             [&](const heron::engine::TokenStep& t) {
                               out.push_back(t.id);
                               return heron::engine::Next::Continue;

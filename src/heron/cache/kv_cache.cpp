@@ -8,6 +8,19 @@ namespace heron::cache {
 
 namespace mx = mlx::core;
 
+namespace {
+
+// Positions [from, to) of a [B, H, T, D] array in a buffer of their own size: a segment
+// must not keep a larger buffer alive (its nbytes would lie). contiguous() copies a slice
+// out of a larger buffer (measured on MLX 0.32.4: it shares only a slice that is the
+// whole buffer, which then holds nothing more).
+mx::array owned_positions(const mx::array& a, int from, int to) {
+  const auto& s = a.shape();
+  return mx::contiguous(mx::slice(a, {0, 0, from, 0}, {s[0], s[1], to, s[3]}));
+}
+
+}  // namespace
+
 int KVCache::capacity() const { return keys_ ? keys_->shape(2) : 0; }
 
 KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
@@ -60,6 +73,63 @@ void KVCache::rewind(int n) {
 
 size_t KVCache::nbytes() const {
   return (keys_ ? keys_->nbytes() : 0) + (values_ ? values_->nbytes() : 0);
+}
+
+SegmentPtr KVCache::save(int begin, int end) const {
+  if (!keys_ || begin < 0 || end <= begin || end > offset_) {
+    throw Error("cannot save positions " + std::to_string(begin) + ".." + std::to_string(end) +
+                " of a KV cache holding " + std::to_string(offset_));
+  }
+  return std::make_unique<KVSegment>(begin, owned_positions(*keys_, begin, end),
+                                     owned_positions(*values_, begin, end));
+}
+
+void KVCache::load(const Segment& segment) {
+  const auto* kv = dynamic_cast<const KVSegment*>(&segment);
+  if (kv == nullptr || segment.begin() != offset_) {
+    throw Error("cannot load a segment at " + std::to_string(segment.begin()) +
+                " into a KV cache holding " + std::to_string(offset_));
+  }
+  update(kv->keys(), kv->values());
+}
+
+SegmentPtr KVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
+  auto fits = [&](const mx::array& a) {
+    return a.ndim() == 4 && a.shape(2) == end - begin && mx::issubdtype(a.dtype(), mx::floating) &&
+           (!keys_ || (a.shape(0) == keys_->shape(0) && a.shape(1) == keys_->shape(1) &&
+                       a.shape(3) == keys_->shape(3) && a.dtype() == keys_->dtype()));
+  };
+  if (tensors.size() != 2 || begin < 0 || end <= begin || !fits(tensors[0]) ||
+      tensors[1].shape() != tensors[0].shape() || tensors[1].dtype() != tensors[0].dtype()) {
+    throw Error("the saved tensors are not a KV cache segment of this model");
+  }
+  return std::make_unique<KVSegment>(begin, std::move(tensors[0]), std::move(tensors[1]));
+}
+
+KVSegment::KVSegment(int begin, mx::array keys, mx::array values)
+    : begin_(begin), keys_(std::move(keys)), values_(std::move(values)) {}
+
+std::pair<SegmentPtr, SegmentPtr> KVSegment::split(int at) const {
+  if (at <= begin() || at >= end()) {
+    throw Error("cannot split a KV segment " + std::to_string(begin()) + ".." +
+                std::to_string(end()) + " at " + std::to_string(at));
+  }
+  const int cut = at - begin_;
+  const int len = keys_.shape(2);
+  return {std::make_unique<KVSegment>(begin_, owned_positions(keys_, 0, cut),
+                                      owned_positions(values_, 0, cut)),
+          std::make_unique<KVSegment>(at, owned_positions(keys_, cut, len),
+                                      owned_positions(values_, cut, len))};
+}
+
+SegmentPtr KVSegment::merge(const Segment& next) const {
+  const auto* kv = dynamic_cast<const KVSegment*>(&next);
+  if (kv == nullptr || next.begin() != end()) {
+    throw Error("cannot merge a segment at " + std::to_string(next.begin()) +
+                " after a KV segment ending at " + std::to_string(end()));
+  }
+  return std::make_unique<KVSegment>(begin_, mx::concatenate({keys_, kv->keys_}, 2),
+                                     mx::concatenate({values_, kv->values_}, 2));
 }
 
 Caches make_kv_caches(int num_layers) {

@@ -115,11 +115,11 @@ int run_generate(const std::vector<std::string>& argv) {
       }
       // The template writes its own special tokens (as transformers' apply_chat_template).
       auto ids = tok.encode(text, /*add_special=*/raw, /*parse_special=*/true);
-      engine::Sequence seq{loaded.model->make_caches(), {}};
+      cache::PrefixCache cache(loaded.model->make_caches(), {});
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");
       done.done = true;
-      done.stats = engine::generate(*loaded.model, seq, {ids.begin(), ids.end()}, options,
+      done.stats = engine::generate(*loaded.model, cache, {ids.begin(), ids.end()}, options,
                                     [&](const engine::TokenStep& step) {
                                       if (auto out = detok.feed(step.id); !out.empty()) {
                                         events.push(piece(std::move(out)));

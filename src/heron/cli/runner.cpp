@@ -1,8 +1,13 @@
 // `heron runner`: one model behind a loopback HTTP endpoint, started by `heron serve`.
 // Prints {"port": N} on stdout once the model is loaded and the port is bound.
+#include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <thread>
 #include <iostream>
 
 #include <httplib.h>
@@ -12,6 +17,7 @@
 #include "heron/core/default_model.h"
 #include "heron/runner/model_host.h"
 #include "heron/runner/routes.h"
+#include "heron/server/model_footprint.h"
 
 namespace heron::cli {
 
@@ -24,6 +30,33 @@ const std::vector<FlagSpec> kFlags = {
     {"max-queue", true, "requests that may wait for the model before 503 (default 32)"},
     {"help", false, "show this help"},
 };
+
+// A byte size from the environment; unset or empty: nullopt.
+std::optional<size_t> env_bytes(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  try {
+    return server::parse_byte_size(v, std::string("$") + name);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// HERON_CACHE_MEMORY, HERON_CACHE_DIR and HERON_CACHE_DISK (default: a quarter of the
+// free space where the tier lives, at most 64 GiB).
+runner::CacheSettings cache_settings() {
+  runner::CacheSettings s;
+  s.memory = env_bytes("HERON_CACHE_MEMORY");
+  if (const char* dir = std::getenv("HERON_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+    s.dir = std::filesystem::path(dir);
+    std::error_code ec;
+    std::filesystem::create_directories(*s.dir, ec);
+    const auto space = std::filesystem::space(*s.dir, ec);
+    const size_t free_quarter = ec ? 0 : static_cast<size_t>(space.available / 4);
+    s.disk = env_bytes("HERON_CACHE_DISK").value_or(std::min(free_quarter, size_t{64} << 30));
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -57,9 +90,17 @@ int run_runner(const std::vector<std::string>& argv) {
   const int max_queue = static_cast<int>(args.get_int("max-queue", 32, 1, 1 << 16));
 
   signal(SIGPIPE, SIG_IGN);  // a server that hangs up is a cancellation, not a crash
+  // SIGTERM (heron serve unloading the model) or SIGINT stops the HTTP server; the model
+  // host then finishes what is queued on the MLX thread (the prefix cache's disk writes)
+  // before the process exits. Blocked before any thread starts, so only `stopper` sees it.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   const std::filesystem::path path =
       *model == "default" ? default_model_path() : std::filesystem::path(*model);
-  runner::ModelHost host(path, max_queue, context);
+  runner::ModelHost host(path, max_queue, context, cache_settings());
   host.load();
   httplib::Server server;
   // Each streaming request holds a thread; /status must always find one free.
@@ -70,8 +111,16 @@ int run_runner(const std::vector<std::string>& argv) {
   runner::install_routes(server, host, token);
   const int port = server.bind_to_any_port("127.0.0.1");
   if (port <= 0) throw Error("cannot bind a port on 127.0.0.1");
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    server.stop();
+  });
   std::cout << "{\"port\": " << port << "}" << std::endl;
-  if (!server.listen_after_bind()) throw Error("the runner's HTTP server stopped");
+  const bool stopped_cleanly = server.listen_after_bind();
+  pthread_kill(stopper.native_handle(), SIGTERM);  // wake it if we stopped for another reason
+  stopper.join();
+  if (!stopped_cleanly) throw Error("the runner's HTTP server stopped");
   return 0;
 }
 

@@ -29,6 +29,7 @@ void print_timing_stats(std::ostream& out, const nlohmann::json& f) {
   const int64_t prompt_count = number(f, "prompt_eval_count");
   const int64_t prompt_ns = number(f, "prompt_eval_duration");
   out << "prompt eval count:    " << prompt_count << " token(s)\n";
+  out << "prompt cached:        " << number(f, "cached_tokens") << " token(s)\n";
   if (prompt_ns > 0) out << "prompt eval duration: " << go_duration(prompt_ns) << "\n";
   rate(out, "prompt eval rate:     ", prompt_count, prompt_ns);
   const int64_t count = number(f, "eval_count");

@@ -15,6 +15,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+constexpr int kRestoreInterval = 8192;
+
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -46,7 +48,8 @@ TokenStep read(sample::Draw& d) {
   return t;
 }
 
-GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
+GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
+                  const std::vector<int>& prompt,
                   const GenerateOptions& options,
                   const std::function<Next(const TokenStep&)>& on_token) {
   const int n = static_cast<int>(prompt.size());
@@ -56,20 +59,27 @@ GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<in
   sample::Sampler sampler(options.sampling, options.logprobs);
   sampler.set_history(prompt);
   const auto& eos = model.config().eos_token_ids;
-  auto& caches = seq.caches;
+  auto& caches = cache.caches();
   auto offset = [&] { return caches[0]->offset(); };
 
   GenerateStats stats;
   stats.prompt_tokens = n;
   const auto start = Clock::now();
-  // Reuse the cached prefix, but always re-evaluate the last prompt token: it seeds
+  // Reuse the longest cached prefix, but always evaluate the last prompt token: it seeds
   // the decode loop.
-  const int keep = static_cast<int>(std::min(seq.common_prefix(prompt), prompt.size() - 1));
-  seq.truncate(static_cast<size_t>(keep));
+  const int keep = cache.attach(prompt, n - 1);
   stats.cached_tokens = keep;
+  // Restore points the prefill crosses join the trie as it goes, so a cancelled prefill
+  // keeps them too.
+  auto mark_restore_points = [&] {
+    for (int at : restore_points(n)) {
+      if (at <= cache.live_length()) cache.mark_restore_point(at, at == n - 4);
+    }
+  };
   const int chunk = std::max(1, options.prefill_chunk);
   for (int begin = keep; begin < n - 1; begin += chunk) {
     if (options.cancelled && options.cancelled()) {
+      mark_restore_points();
       stats.done_reason = "cancelled";
       return stats;
     }
@@ -77,8 +87,9 @@ GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<in
     std::vector<int> part(prompt.begin() + begin, prompt.begin() + end);
     auto out = model.forward(model::Batch::single(part, offset(), model::LogitsFor::Last), caches);
     mx::eval(out.logits);
-    seq.tokens.insert(seq.tokens.end(), part.begin(), part.end());
+    cache.append(part);
   }
+  mark_restore_points();
   if (options.cancelled && options.cancelled()) {
     stats.done_reason = "cancelled";
     return stats;
@@ -87,7 +98,7 @@ GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<in
     return sampler.sample(model.forward(model::Batch::single(token, offset()), caches).logits);
   };
   auto y = step(mx::array({prompt.back()}));
-  seq.tokens.push_back(prompt.back());
+  cache.append(std::span(&prompt.back(), 1));
   dispatch(y);
 
   Clock::time_point decode_start;
@@ -99,7 +110,7 @@ GenerateStats run(const model::Model& model, Sequence& seq, const std::vector<in
       dispatch(*next);
     }
     const TokenStep token = read(y);
-    if (next) seq.tokens.push_back(token.id);  // the cache now holds it
+    if (next) cache.append(std::span(&token.id, 1));  // the caches now hold it
     if (i == 0) {
       stats.prompt_seconds = seconds_since(start);
       decode_start = Clock::now();
@@ -136,15 +147,22 @@ int effective_context(const model::Model& model, int requested) {
   return requested > 0 ? std::min(requested, trained) : trained;
 }
 
-GenerateStats generate(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
-                       const GenerateOptions& options,
+std::vector<int> restore_points(int n) {
+  std::vector<int> at;
+  for (int p = kRestoreInterval; p < n - 4; p += kRestoreInterval) at.push_back(p);
+  if (n > 4) at.push_back(n - 4);
+  return at;
+}
+
+GenerateStats generate(const model::Model& model, cache::PrefixCache& cache,
+                       const std::vector<int>& prompt, const GenerateOptions& options,
                        const std::function<Next(const TokenStep&)>& on_token) {
   check_prompt(static_cast<int>(prompt.size()), effective_context(model, options.context_length));
   try {
-    return run(model, seq, prompt, options, on_token);
+    return run(model, cache, prompt, options, on_token);
   } catch (...) {
-    // Lazy cache writes may never have been evaluated: start the next request afresh.
-    seq.truncate(0);
+    // Lazy cache writes may never have been evaluated: the live path cannot be trusted.
+    cache.drop_live();
     throw;
   }
 }

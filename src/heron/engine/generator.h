@@ -1,12 +1,12 @@
 #pragma once
-// One sequence through the pipeline: reuse the cached prefix, prefill the rest in
-// chunks, then a pipelined decode loop (step n+1 is dispatched before token n is
+// One sequence through the pipeline: attach to the longest cached prefix, prefill the
+// rest in chunks, then a pipelined decode loop (step n+1 is dispatched before token n is
 // read). Runs on the MLX thread.
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "heron/engine/sequence.h"
+#include "heron/cache/prefix_cache.h"
 #include "heron/engine/token_step.h"
 #include "heron/model/model.h"
 #include "heron/sample/options.h"
@@ -37,9 +37,15 @@ enum class Next { Continue, Stop, Cancel };
 // The context length a request gets: `requested` (0: none) capped at the model's.
 int effective_context(const model::Model& model, int requested);
 
+// Where a prompt of n tokens leaves restore points in the prefix cache: every 8192 tokens
+// and 4 tokens before its end, so a regenerate, or a retry that changes only the end,
+// resumes from there.
+std::vector<int> restore_points(int n);
+
 // on_token decides whether to go on. Throws heron::Error for an empty prompt or one
-// that does not fit the context; after any other failure `seq` is left consistent.
-GenerateStats generate(const model::Model& model, Sequence& seq, const std::vector<int>& prompt,
+// that does not fit the context; after any other failure `cache` is left consistent.
+GenerateStats generate(const model::Model& model, cache::PrefixCache& cache,
+                       const std::vector<int>& prompt,
                        const GenerateOptions& options,
                        const std::function<Next(const TokenStep&)>& on_token);
 

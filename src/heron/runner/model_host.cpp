@@ -1,16 +1,22 @@
 #include "heron/runner/model_host.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include <mlx/memory.h>
 
 #include "heron/core/error.h"
+#include "heron/runner/cache_setup.h"
 #include "heron/template/chat_prompt.h"
 
 namespace heron::runner {
 
-ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context)
-    : path_(std::move(path)), max_queue_(max_queue), default_context_(default_context) {
+ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context,
+                     CacheSettings cache_settings)
+    : path_(std::move(path)),
+      max_queue_(max_queue),
+      default_context_(default_context),
+      cache_settings_(std::move(cache_settings)) {
   status_ = {{"state", "loading"}, {"model", path_.string()}};
 }
 
@@ -18,7 +24,7 @@ ModelHost::~ModelHost() {
   // MLX arrays are freed on the thread that made them.
   worker_
       .submit([this] {
-        seq_.caches.clear();
+        cache_.reset();
         loaded_.model.reset();
       })
       .wait();
@@ -29,7 +35,16 @@ void ModelHost::load() {
       .submit([this] {
         loaded_ = model::load_model(path_);
         if (!loaded_.tokenizer) throw Error(path_.string() + ": the model has no tokenizer");
-        seq_.caches = loaded_.model->make_caches();
+        cache::PrefixCacheOptions options;
+        options.memory_budget = cache_settings_.memory.value_or(
+            default_cache_memory(loaded_.model->config(), context_length(0)));
+        if (cache_settings_.dir) {
+          const std::string key = model_cache_key(path_);
+          options.disk = std::make_shared<cache::DiskTier>(*cache_settings_.dir / key, key,
+                                                           cache_settings_.disk);
+        }
+        cache_ = std::make_unique<cache::PrefixCache>(loaded_.model->make_caches(),
+                                                      std::move(options));
         chat_format_ = chat::ChatFormat::from_tokenizer(*loaded_.tokenizer).to_json();
         refresh_status("ready");
       })
@@ -75,7 +90,7 @@ void ModelHost::refresh_status(const char* state) {
       {"vocab_size", config.vocab_size},
       {"memory",
        {{"active", mlx::core::get_active_memory()}, {"peak", mlx::core::get_peak_memory()}}},
-      {"cached_tokens", seq_.tokens.size()},
+      {"cache", cache_json(cache_->stats())},
       {"chat_template", loaded_.tokenizer->chat_template()},
       {"chat", chat_format_},
   };
@@ -113,7 +128,7 @@ void ModelHost::run(CompletionJob& job) {
       job.events.push(std::move(e));
     };
     auto stats = engine::generate(
-        *loaded_.model, seq_, job.prompt, options, [&](const engine::TokenStep& step) {
+        *loaded_.model, *cache_, job.prompt, options, [&](const engine::TokenStep& step) {
           if (job.cancelled) return engine::Next::Cancel;
           send(emitter.feed(step));
           return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
@@ -126,6 +141,13 @@ void ModelHost::run(CompletionJob& job) {
     err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
     err.message = e.what();
     finish(job, std::move(err));
+  }
+  // After the answer has gone: the disk tier's copy of this conversation. A failing disk
+  // costs the copy, never a request.
+  try {
+    cache_->persist();
+  } catch (const std::exception& e) {
+    std::cerr << "heron runner: the prefix cache's disk tier: " << e.what() << std::endl;
   }
 }
 

@@ -6,20 +6,29 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "heron/cache/prefix_cache.h"
 #include "heron/core/worker.h"
-#include "heron/engine/sequence.h"
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
 
 namespace heron::runner {
 
+// The prefix cache's settings (HERON_CACHE_MEMORY, HERON_CACHE_DIR, HERON_CACHE_DISK).
+struct CacheSettings {
+  std::optional<size_t> memory;  // bytes of inactive snapshots; unset: derived at load
+  std::optional<std::filesystem::path> dir;  // the disk tier, when set
+  size_t disk = 0;                            // bytes the disk tier may hold
+};
+
 class ModelHost {
  public:
   // default_context: num_ctx when a request gives none (capped at the trained length).
-  ModelHost(std::filesystem::path path, int max_queue, int default_context);
+  ModelHost(std::filesystem::path path, int max_queue, int default_context,
+            CacheSettings cache_settings);
   ~ModelHost();
   void load();  // blocks; throws heron::Error when the model cannot be loaded
 
@@ -42,7 +51,8 @@ class ModelHost {
   int max_queue_;
   int default_context_;
   model::LoadedModel loaded_;
-  engine::Sequence seq_;  // the last conversation, for prefix reuse
+  CacheSettings cache_settings_;
+  std::unique_ptr<cache::PrefixCache> cache_;  // every conversation, on the MLX thread
   std::atomic<int> queued_{0};
   mutable std::mutex status_mu_;
   nlohmann::json status_;

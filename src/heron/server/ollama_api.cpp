@@ -44,6 +44,8 @@ void add_stats(json& j, const json& final_line, const CompletionCall& call) {
        {"prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration"}) {
     j[k] = final_line.value(k, int64_t{0});  // durations in ns pass 2^31 after 2.1 s
   }
+  // heron's addition: how many of prompt_eval_count the prefix cache supplied.
+  j["cached_tokens"] = final_line.value("cached_tokens", int64_t{0});
 }
 
 std::string ndjson(const json& j) {

@@ -165,8 +165,25 @@ bool RunnerPool::evict_lru_locked() {
 }
 
 nlohmann::json RunnerPool::ps() {
-  std::lock_guard lock(mu_);
   auto models = nlohmann::json::array();
+  std::vector<std::shared_ptr<RunnerProcess>> processes;
+  {
+    std::lock_guard lock(mu_);
+    list_locked(models, processes);
+  }
+  // Each runner's prefix cache as it is now (its /status never waits for the model).
+  for (size_t i = 0; i < processes.size(); ++i) {
+    try {
+      models[i]["prefix_cache"] = fetch_status(*processes[i]).value("cache", nlohmann::json());
+    } catch (const std::exception&) {
+      // A runner that just stopped has no cache to show.
+    }
+  }
+  return {{"models", models}};
+}
+
+void RunnerPool::list_locked(nlohmann::json& models,
+                             std::vector<std::shared_ptr<RunnerProcess>>& processes) {
   const auto now_sys = std::chrono::system_clock::now();
   const auto now = Clock::now();
   for (const auto& [path, s] : slots_) {
@@ -193,8 +210,8 @@ nlohmann::json RunnerPool::ps() {
       m["expires_at"] = buf;
     }
     models.push_back(std::move(m));
+    processes.push_back(s->process);
   }
-  return {{"models", models}};
 }
 
 void RunnerPool::reap_loop() {

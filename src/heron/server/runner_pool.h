@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -78,6 +79,8 @@ class RunnerPool {
 
  private:
   friend class Lease;
+  // /api/ps's entries for the loaded models, and their runners.
+  void list_locked(nlohmann::json& models, std::vector<std::shared_ptr<RunnerProcess>>& processes);
   void release(const std::shared_ptr<RunnerSlot>& slot, KeepAlive keep_alive);
   void reap_loop();
   // Unloads idle runners (least recently used first) or waits for busy ones until a

@@ -115,8 +115,9 @@ RunnerProcess::RunnerProcess(const std::filesystem::path& exe, const std::filesy
 
 RunnerProcess::~RunnerProcess() {
   if (alive()) {
+    // Up to 10 s to finish what it has queued (the prefix cache's disk writes).
     kill(pid_, SIGTERM);
-    for (int i = 0; i < 50 && alive(); ++i) usleep(20000);
+    for (int i = 0; i < 500 && alive(); ++i) usleep(20000);
     if (alive()) kill(pid_, SIGKILL);
   }
   if (!exited_) {
