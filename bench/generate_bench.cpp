@@ -88,9 +88,9 @@ int main(int argc, char** argv) try {
       gen.max_tokens = run.decode;
       gen.ignore_eos = true;
       gen.sampling.temperature = 0;
-      heron::engine::Sequence seq{model.make_caches(), {}};
+      heron::cache::PrefixCache cache(model.make_caches(), {});
       auto stats = heron::engine::generate(
-          model, seq, prompt, gen, [](const auto&) { return heron::engine::Next::Continue; });
+          model, cache, prompt, gen, [](const auto&) { return heron::engine::Next::Continue; });
       if (rep == 0) {  // untimed: first use of this prompt length
         if (out["runs"].empty())
           out["first_request_prefill_tps"] = run.prompt / stats.prompt_seconds;
