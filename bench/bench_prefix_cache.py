@@ -39,8 +39,8 @@ before the next starts:
              byte limit); its usage.prompt_tokens_details.cached_tokens is printed too.
   llama.cpp  llama-cpp-python in this process (its server extra's packages are not
              installed): Llama(n_ctx=8192, n_threads=2, n_threads_batch=2) with
-             set_cache(LlamaRAMCache()) at 2 GiB, the prompt cache its server uses with
-             `cache: true`, cache_size default. No HTTP in its TTFT; reuse is not reported.
+             set_cache(LlamaRAMCache(2 GiB)): the prompt cache its server uses with
+             `cache: true` (at its default cache_size). No HTTP in its TTFT; reuse is not reported.
 An engine that cannot start is skipped with the reason, and the others go on.
 
 Prompts are word-list text from a seeded generator, the same for every engine; every
@@ -50,6 +50,10 @@ median over --runs of each figure and heron/peer (TTFT: below 1 means heron is f
 --quick shrinks every size for a smoke test: a ~300-token system prompt, 2 users x 2
 turns, one ~1000-token regenerate, ~300-token conversations in (c), a ~1000-token
 document and 2 questions. The load average is printed at the start and at the end.
+
+Time on a 2-core CPU: mlx-lm's cold prefills (about 5 tok/s on the mlx-cpu backend)
+take hours at full size and about 11 minutes with --quick --runs 1; heron and llama.cpp
+take well under an hour at full size (--engines heron,llama.cpp).
 """
 import argparse
 import contextlib
@@ -86,6 +90,9 @@ TITLES = {
 GEN_TOKENS = 8
 N_CTX = 8192
 THREADS = 2
+# mlx-lm's CPU backend prefills about 5 tok/s (docs/benchmarks.md): a cold 8000-token
+# prompt waits about half an hour for its first token.
+TIMEOUT = 4 * 3600
 WARM_UP = "0 warm up."  # opens with a digit: no conversation below does
 
 FULL = dict(system=2000, users=8, turns=4, regenerate=(4096, 8000), conversation=2000,
@@ -203,7 +210,7 @@ class Heron:
         self.url, self.model = url, model
 
     def post(self, body):
-        r = httpx.post(self.url + "/api/generate", json=dict(body, model=self.model), timeout=600)
+        r = httpx.post(self.url + "/api/generate", json=dict(body, model=self.model), timeout=TIMEOUT)
         r.raise_for_status()
 
     def load(self):
@@ -225,7 +232,7 @@ class Heron:
                 "options": {"temperature": 0, "num_predict": GEN_TOKENS}}
         t0 = time.perf_counter()
         first, parts = None, []
-        with httpx.stream("POST", self.url + "/api/generate", json=body, timeout=600) as r:
+        with httpx.stream("POST", self.url + "/api/generate", json=body, timeout=TIMEOUT) as r:
             r.raise_for_status()
             for line in r.iter_lines():
                 if not line:
@@ -242,7 +249,7 @@ class Heron:
 
 class MlxLm:
     def __init__(self, url, model):
-        self.client = openai.OpenAI(base_url=url + "/v1", api_key="none", timeout=600)
+        self.client = openai.OpenAI(base_url=url + "/v1", api_key="none", timeout=TIMEOUT)
         self.model = model
 
     def complete(self, prompt):

@@ -24,10 +24,10 @@ def help_table(heron_bin):
 
 
 def read_by_code():
+    """Every variable name the sources spell as a string of its own (what getenv reads)."""
     names = set()
     for path in (ROOT / "src").rglob("*.cpp"):
-        names |= set(re.findall(r'getenv\("(HERON_[A-Z_]+)"\)', path.read_text()))
-        names |= set(re.findall(r'env_size\("(HERON_[A-Z_]+)"', path.read_text()))
+        names |= set(re.findall(r'"(HERON_[A-Z_]+)"', path.read_text()))
     return names - INTERNAL
 
 
