@@ -18,7 +18,7 @@ so the engines see the same text except for the answers each one generated.
   (b) regenerate: a ~4096- and a ~8000-token conversation, sent twice unchanged.
       Rows: cold TTFT, regenerate TTFT, cold/regenerate.
   (c) a ~2000-token conversation, then 3 others of ~2000 tokens (each different from its
-      first token on), then the first one continued by a new question.
+      first token on), then the first one continued (its answer and a new question).
       Rows: its cold TTFT, the others' mean, the return, cold/return.
   (d) a ~6000-token document, then 5 requests of document + question.
       Rows: the document's cold TTFT, each question, their mean, cold/mean.
@@ -405,38 +405,48 @@ def median_over_runs(runs, f):
     return statistics.median(vals) if vals else None
 
 
+def table_row(label, sel, runs):
+    """runs[engine] = that engine's replies per run; the row's medians, heron's cached
+    tokens and heron/peer ratios (TTFT rows only)."""
+    speedup = isinstance(sel, tuple)
+    vals = {e: median_over_runs(reps, lambda rep: row_value(rep, sel)) for e, reps in runs.items()}
+    row = {"row": label, "unit": "x" if speedup else "s", "median": vals}
+    if "heron" in runs:
+        row["heron_cached_tokens"] = None if speedup else median_over_runs(
+            runs["heron"], lambda rep: mean_of(rep, sel, "cached"))
+        for p in runs:
+            if p != "heron":
+                row[f"heron/{p}"] = None if speedup or not vals[p] else vals["heron"] / vals[p]
+    return row
+
+
 def table(w, sizes, results):
-    """Print workload w's table; return its rows as figures."""
-    engines = [e for e in ENGINES if results.get(e, {}).get(w)]
-    if not engines:
+    """Print workload w's table; return its rows."""
+    runs = {e: [rep for rep, _ in results[e][w]] for e in ENGINES if results.get(e, {}).get(w)}
+    if not runs:
         return []
-    peers = [e for e in engines if e != "heron"] if "heron" in engines else []
-    print(f"\n({w}) {TITLES[w]}: TTFT ms, median of {max(len(results[e][w]) for e in engines)} run(s)")
-    head = f"{'':28s}" + "".join(f"{e:>11s}" for e in engines)
-    head += f"{'heron cached':>14s}" * ("heron" in engines) + "".join(f"{'heron/' + p:>17s}" for p in peers)
-    print(head)
-    out = []
-    for label, sel in rows_for(w, sizes):
-        vals = {e: median_over_runs([rep for rep, _ in results[e][w]], lambda rep: row_value(rep, sel)) for e in engines}
-        speedup = isinstance(sel, tuple)
-        line = f"{label:28s}" + "".join(f"{fmt(vals[e], speedup):>11s}" for e in engines)
-        row = {"row": label, "unit": "x" if speedup else "s", "median": vals}
-        if "heron" in engines:
-            cached = None if speedup else median_over_runs([rep for rep, _ in results["heron"][w]],
-                                                          lambda rep: mean_of(rep, sel, "cached"))
-            line += f"{'' if speedup else ('?' if cached is None else f'{cached:.0f}'):>14s}"
-            row["heron_cached_tokens"] = cached
-        for p in peers:
-            ratio = vals["heron"] / vals[p] if not speedup and vals["heron"] and vals[p] else None
-            line += f"{'' if ratio is None else f'{ratio:.2f}':>17s}"
-            row[f"heron/{p}"] = ratio
+    peers = [e for e in runs if e != "heron"] if "heron" in runs else []
+    print(f"\n({w}) {TITLES[w]}: TTFT ms, median of {max(map(len, runs.values()))} run(s)")
+    print(f"{'':28s}" + "".join(f"{e:>11s}" for e in runs) + f"{'heron cached':>14s}" * ("heron" in runs)
+          + "".join(f"{'heron/' + p:>17s}" for p in peers))
+    out = [table_row(label, sel, runs) for label, sel in rows_for(w, sizes)]
+    for row in out:
+        speedup = row["unit"] == "x"
+        line = f"{row['row']:28s}" + "".join(f"{fmt(row['median'][e], speedup):>11s}" for e in runs)
+        if "heron" in runs:
+            cached = row["heron_cached_tokens"]
+            line += f"{'' if speedup else '?' if cached is None else f'{cached:.0f}':>14s}"
+        line += "".join(f"{fmt_ratio(row['heron/' + p]):>17s}" for p in peers)
         print(line)
-        out.append(row)
     if w == "e":
         disk = [x["disk_bytes"] for _, x in results["heron"]["e"]]
         print("disk tier after each run (prefix_cache.disk_bytes): "
               + ", ".join("not reported" if d is None else f"{d / 2**20:.1f} MiB" for d in disk))
     return out
+
+
+def fmt_ratio(v):
+    return "" if v is None else f"{v:.2f}"
 
 
 def fmt(v, speedup):
