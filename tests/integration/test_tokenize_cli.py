@@ -7,7 +7,7 @@ import pytest
 from tokenizers import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "fixtures" / "tokenizers"
+REAL = ROOT / "tests" / "fixtures" / "tokenizers"  # real tokenizers, sources in its README
 
 TEXTS = ["Hello world", "  leading spaces\tand tabs\r\nnew line", "naïve café 日本語 👋🏽",
          "<|im_start|>user\nHi<|im_end|>", "1234567 x**2"]
@@ -22,12 +22,12 @@ def reference(path):
 
 @pytest.fixture(scope="module")
 def llama2_dir(tmp_path_factory):
-    """The shared llama2 tokenizer (SentencePiece-style BPE), decompressed."""
+    """The real llama2 tokenizer (SentencePiece-style BPE), decompressed."""
     d = tmp_path_factory.mktemp("llama2")
-    data = subprocess.run(["zstd", "-dc", str(SHARED / "llama2" / "tokenizer.json.zst")],
-                          check=True, capture_output=True).stdout
-    (d / "tokenizer.json").write_bytes(data)
-    (d / "tokenizer_config.json").write_bytes((SHARED / "llama2" / "tokenizer_config.json").read_bytes())
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        data = subprocess.run(["zstd", "-dc", str(REAL / "llama2" / f"{name}.zst")],
+                              check=True, capture_output=True).stdout
+        (d / name).write_bytes(data)
     return d
 
 

@@ -374,10 +374,10 @@ std::string architecture_of(const Source& s) {
   json metadata;
   if (s.kind == Source::Gguf) {
     metadata = io::read_gguf_header(s.gguf.string()).metadata;
-  } else if (const auto* g = s.files.find("model.gguf")) {
-    metadata = io::read_gguf_header(g->string()).metadata;
-  } else if (const auto* g = s.files.find("gguf_model.json")) {
-    metadata = read_gguf_model_json(*g).metadata;
+  } else if (const auto* gguf = s.files.find("model.gguf")) {
+    metadata = io::read_gguf_header(gguf->string()).metadata;
+  } else if (const auto* gguf_json = s.files.find("gguf_model.json")) {
+    metadata = read_gguf_model_json(*gguf_json).metadata;
   } else {
     const json config = read_json(required(s, "config.json"));
     const auto it = config.find("model_type");
