@@ -45,6 +45,14 @@ def default_model():
     return found[0]
 
 
+@pytest.fixture(scope="session")
+def gemma3_model():
+    path = ROOT / ".venv" / "models" / "gemma-3-270m-q4_k_m.gguf"
+    if not path.is_file():
+        pytest.fail("Gemma 3 270M is not assembled in .venv/models; run ./x test")
+    return path
+
+
 # --- `heron serve` (tests/integration/test_serve_*.py) ---------------------------------
 
 import signal

@@ -103,6 +103,11 @@ TEST(ChatPrompt, FallbacksWithoutATemplate) {
   input.messages =
       ojson::parse(R"([{"role": "system", "content": "S"}, {"role": "user", "content": "U"}])");
   EXPECT_EQ(heron::chat::render_chat(format, input), "S\n\nU");
+  // A tokenizer that adds BOS gets it in the text, which is encoded without specials.
+  format.bos_token = "<bos>";
+  format.adds_bos = true;
+  EXPECT_EQ(heron::chat::render_chat(format, input), "<bos>S\n\nU");
+  EXPECT_TRUE(heron::chat::ChatFormat::from_json(format.to_json()).adds_bos);
   format.has_chatml_tokens = true;
   EXPECT_EQ(
       heron::chat::render_chat(format, input),

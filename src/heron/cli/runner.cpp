@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 #include <thread>
-#include <iostream>
 
 #include <httplib.h>
 
@@ -98,8 +98,7 @@ int run_runner(const std::vector<std::string>& argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  const std::filesystem::path path =
-      *model == "default" ? default_model_path() : std::filesystem::path(*model);
+  const std::filesystem::path path = builtin_model_path(*model).value_or(*model);
   runner::ModelHost host(path, max_queue, context, cache_settings());
   host.load();
   httplib::Server server;

@@ -40,7 +40,7 @@ const std::vector<FlagSpec> kDetokenizeFlags = {
 
 std::unique_ptr<tokenizer::Tokenizer> load(const Args& args) {
   const std::string m = args.get_or("model", "default");
-  const fs::path path = m == "default" ? default_model_path() : fs::path(m);
+  const fs::path path = builtin_model_path(m).value_or(fs::path(m));
   if (fs::is_directory(path)) return tokenizer::Tokenizer::from_hf_dir(path);
   if (!fs::exists(path)) throw Error("model '" + m + "' not found");
   if (path.extension() == ".json") {

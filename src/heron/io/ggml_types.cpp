@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "heron/io/ggml_blocks.h"
+
 namespace heron::io {
 namespace {
 
@@ -39,8 +41,16 @@ bool ggml_type_loadable(uint32_t type) {
 }
 
 bool ggml_type_quantized(uint32_t type) {
-  auto t = static_cast<GGMLType>(type);
-  return t == GGMLType::Q4_0 || t == GGMLType::Q4_1 || t == GGMLType::Q8_0;
+  return ggml_affine_form(type).has_value();
+}
+
+std::string ggml_loadable_type_names() {
+  std::string names;
+  for (uint32_t t = 0; t < kTypes.size(); ++t) {
+    if (!ggml_type_loadable(t)) continue;
+    names += (names.empty() ? "" : ", ") + std::string(kTypes[t].name);
+  }
+  return names;
 }
 
 }  // namespace heron::io

@@ -8,7 +8,21 @@
 namespace heron::io {
 
 // ggml tensor type ids (ggml.h numbering) of the types we load.
-enum class GGMLType : uint32_t { F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q8_0 = 8, BF16 = 30 };
+enum class GGMLType : uint32_t {
+  F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
+  Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  BF16 = 30
+};
 
 struct GGMLTypeInfo {
   const char* name;
@@ -22,10 +36,14 @@ const GGMLTypeInfo* ggml_type_info(uint32_t type);
 // "Q4_1 (3)", or "unknown (77)".
 std::string ggml_type_label(uint32_t type);
 
-// F32, F16, BF16, Q4_0, Q4_1, Q8_0: the types load_gguf_tensors accepts.
+// The types load_gguf_tensors accepts: the float ones and the quantized ones.
 bool ggml_type_loadable(uint32_t type);
 
-// Q4_0, Q4_1, Q8_0: MLX turns these into affine weight/scales/biases triples.
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K: block types we turn into
+// affine weight/scales/biases triples (ggml_blocks.h).
 bool ggml_type_quantized(uint32_t type);
+
+// "F32, F16, BF16, Q4_0, ...": the loadable types, for error messages.
+std::string ggml_loadable_type_names();
 
 }  // namespace heron::io

@@ -1,11 +1,11 @@
 #pragma once
-// GGUF header reader. Everything in the header is validated here, before MLX's
-// load_gguf ever sees the file: magic, version, counts, string lengths, metadata
-// types, tensor dims, types, offsets, alignment, overlap and file bounds.
+// GGUF header reader. Everything in the header is validated here, before any tensor
+// data is read: magic, version, counts, string lengths, metadata types, tensor dims,
+// types, block counts, offsets, alignment, overlap and file bounds.
 //
 // Accepted: GGUF v2 and v3, little-endian. Any ggml type with a known block layout
-// passes the header (so errors can name it); load_gguf_tensors refuses all but
-// F32, F16, BF16, Q4_0, Q4_1, Q8_0.
+// passes the header (so errors can name it); load_gguf_tensors refuses the types
+// ggml_type_loadable does not list.
 #include <cstdint>
 #include <map>
 #include <string>

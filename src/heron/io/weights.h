@@ -1,6 +1,7 @@
 #pragma once
 // Loads validated weight files into MLX arrays.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -21,22 +22,22 @@ WeightMap load_safetensors_dir(const std::filesystem::path& dir);
 // One validated safetensors file (lazy arrays, F64 refused).
 WeightMap load_safetensors_file(const std::filesystem::path& path);
 
-// Tensors of a validated GGUF file through mlx::core::load_gguf. Names stay as in the
+// Tensors of a validated GGUF file, read and converted by us. Names stay as in the
 // file; shapes are the GGUF dims reversed (row-major, last axis fastest).
-//  - F32, F16: same dtype. BF16: read exactly as bfloat16 (MLX itself would convert
-//    to float16, turning values above 65504 into inf).
-//  - Q4_0, Q4_1, Q8_0 named P.weight become three arrays, MLX affine format with
-//    group size 32 along the last axis (use with quantized_matmul / dequantize,
-//    group_size 32, bits 4 or 8):
-//      P.weight uint32 [.., K*bits/32], P.scales float16 [.., K/32], P.biases float16 [.., K/32]
-//    e.g. SmolLM2-135M Q4_1 blk.0.attn_q.weight (GGUF dims [576, 576]) gives
-//    weight uint32 [576, 72], scales/biases float16 [576, 18]; the Q8_0 token_embd.weight
-//    (GGUF dims [576, 49152]) gives weight uint32 [49152, 144], scales/biases [49152, 18].
-// Refused with a heron::Error, before MLX reads anything:
-//  - any other tensor type ("unsupported tensor type Q6_K (14)");
-//  - quantized tensors not named P.weight (MLX would mangle the scales/biases names);
-//  - float64 or array-of-arrays metadata (MLX 0.32's reader crashes or misreads them);
-//  - a file without write permission (MLX's gguflib opens the file O_RDWR).
+//  - F32, F16, BF16: the same dtype, read exactly.
+//  - Block types (ggml_blocks.h) named P.weight with two or more dims become MLX's
+//    affine triple along the last axis, exactly (bits and group size per type):
+//      P.weight uint32 [.., K*bits/32], P.scales float32 [.., K/group], P.biases likewise
+//    e.g. SmolLM2-135M Q4_1 blk.0.attn_q.weight (GGUF dims [576, 576]) gives weight
+//    uint32 [576, 72], scales/biases [576, 18]; a Q6_K [2048, 640] ffn_down gives weight
+//    [640, 512] and scales/biases [640, 128] (8 bits, groups of 16).
+//  - Block-type tensors that are not such matrices are dequantized to float32.
+// Refused with a heron::Error naming the file and tensor, before any data is read:
+// other tensor types ("unsupported tensor type IQ2_XXS (16) (supported: ...)") and
+// names that would clash with a generated P.scales / P.biases. Malformed blocks (a
+// non-finite scale) are refused as they are read.
 WeightMap load_gguf_tensors(const GGUFHeader& header);
+// The group size of every affine triple load_gguf_tensors gives, by prefix P.
+std::map<std::string, int> gguf_group_sizes(const GGUFHeader& header);
 
 }  // namespace heron::io

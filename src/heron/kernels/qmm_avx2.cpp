@@ -93,10 +93,11 @@ constexpr MicroFn kMicro[kMr][kNr] = {{micro<1, 1>, micro<1, 2>, micro<1, 3>, mi
 using DequantFn = void (*)(const QmmArgs&, int, int, float*);
 
 DequantFn pick(int bits, int gs) {
-  const int gi = gs == 32 ? 0 : gs == 64 ? 1 : 2;
-  static constexpr DequantFn table[2][3] = {
-      {dequantize_tile<4, 32>, dequantize_tile<4, 64>, dequantize_tile<4, 128>},
-      {dequantize_tile<8, 32>, dequantize_tile<8, 64>, dequantize_tile<8, 128>}};
+  const int gi = gs == 16 ? 0 : gs == 32 ? 1 : gs == 64 ? 2 : 3;
+  static constexpr DequantFn table[2][4] = {{dequantize_tile<4, 16>, dequantize_tile<4, 32>,
+                                             dequantize_tile<4, 64>, dequantize_tile<4, 128>},
+                                            {dequantize_tile<8, 16>, dequantize_tile<8, 32>,
+                                             dequantize_tile<8, 64>, dequantize_tile<8, 128>}};
   return table[bits == 4 ? 0 : 1][gi];
 }
 

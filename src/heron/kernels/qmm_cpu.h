@@ -14,7 +14,7 @@ struct QmmArgs {
   const float* biases;  // [N, K / group_size]
   float* out;           // [M, N]
   int M, N, K;
-  int group_size;  // 32, 64 or 128
+  int group_size;  // 16, 32, 64 or 128
   int bits;        // 4 or 8
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // The operand shapes an affine-quantized matmul kernel of ours takes (device and
-// dtypes are each kernel's own business): 4 or 8 bits, groups of 32/64/128,
+// dtypes are each kernel's own business): 4 or 8 bits, groups of 16/32/64/128 (16:
+// the GGUF K types whose sub-blocks are 16 long),
 // x [..., K], w uint32 [N, K*bits/32], scales and biases [N, K/group_size].
 #include <cstdint>
 
@@ -12,7 +13,9 @@ inline bool affine_qmm_shapes(const mlx::core::array& x, const mlx::core::array&
                               const mlx::core::array& scales, const mlx::core::array& biases,
                               int group_size, int bits) {
   if (bits != 4 && bits != 8) return false;
-  if (group_size != 32 && group_size != 64 && group_size != 128) return false;
+  if (group_size != 16 && group_size != 32 && group_size != 64 && group_size != 128) {
+    return false;
+  }
   if (x.ndim() < 1 || w.ndim() != 2 || scales.ndim() != 2 || scales.shape() != biases.shape()) {
     return false;
   }

@@ -101,9 +101,10 @@ HERON_AVX2 void qmv_range(const QmmArgs& a, const float* xp, const float* xsum, 
 using RangeFn = void (*)(const QmmArgs&, const float*, const float*, int, int);
 
 RangeFn pick(int bits, int gs) {
-  const int gi = gs == 32 ? 0 : gs == 64 ? 1 : 2;
-  static constexpr RangeFn table[2][3] = {{qmv_range<4, 32>, qmv_range<4, 64>, qmv_range<4, 128>},
-                                          {qmv_range<8, 32>, qmv_range<8, 64>, qmv_range<8, 128>}};
+  const int gi = gs == 16 ? 0 : gs == 32 ? 1 : gs == 64 ? 2 : 3;
+  static constexpr RangeFn table[2][4] = {
+      {qmv_range<4, 16>, qmv_range<4, 32>, qmv_range<4, 64>, qmv_range<4, 128>},
+      {qmv_range<8, 16>, qmv_range<8, 32>, qmv_range<8, 64>, qmv_range<8, 128>}};
   return table[bits == 4 ? 0 : 1][gi];
 }
 

@@ -42,6 +42,11 @@ mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::arr
     return cuda::qmv(x, w, scales, biases, group_size, bits, stream);
   }
   if (!fast_path(x, w, scales, biases, group_size, bits, stream)) {
+    if (group_size < 32) {  // below MLX's smallest quantized_matmul group: dequantize first
+      auto dense = mx::dequantize(w, scales, biases, group_size, bits, "affine", std::nullopt,
+                                  std::nullopt, s);
+      return mx::matmul(x, mx::transpose(dense, s), s);
+    }
     return mx::quantized_matmul(x, w, scales, biases, true, group_size, bits, "affine", s);
   }
   auto shape = x.shape();

@@ -1,6 +1,8 @@
 #include "heron/model/config.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "heron/core/error.h"
 
@@ -24,6 +26,19 @@ int positive_int(const json& j, const std::string& key, const std::string& sourc
                      std::to_string(limit) + ")");
   }
   return static_cast<int>(n);
+}
+
+int positive_int_or(const json& j, const std::string& key, int fallback, const std::string& source,
+                    int limit = 1 << 24) {
+  if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  return positive_int(j, key, source, limit);
+}
+
+// x rounded to the nearest bfloat16 (ties to even).
+float round_to_bfloat16(float x) {
+  auto bits = std::bit_cast<uint32_t>(x);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return std::bit_cast<float>(bits & 0xFFFF0000u);
 }
 
 float positive_float(const json& j, const std::string& key, float fallback,
@@ -115,6 +130,23 @@ void read_quantization(const json& q, ModelConfig& c, const std::string& source)
   }
 }
 
+namespace {
+
+// Gemma 3's own fields, with mlx-lm's defaults. Its HF checkpoints are bfloat16, and
+// the reference scales embeddings by sqrt(hidden) rounded to bfloat16.
+void read_gemma3_hf(const json& config, ModelConfig& c, const std::string& source) {
+  if (c.head_dim == 0) c.head_dim = 256;
+  c.sliding_window = positive_int_or(config, "sliding_window", 512, source);
+  c.sliding_window_pattern = positive_int_or(config, "sliding_window_pattern", 6, source, 4096);
+  c.rope_local_theta = positive_float(config, "rope_local_base_freq", 10000.0f, source);
+  c.query_pre_attn_scalar = positive_float(config, "query_pre_attn_scalar", 256.0f, source);
+  c.embed_scale = round_to_bfloat16(std::sqrt(static_cast<float>(c.hidden_size)));
+  c.norm_weight_offset = true;
+  c.tie_word_embeddings = config.value("tie_word_embeddings", true);
+}
+
+}  // namespace
+
 ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
   if (!config.is_object()) fail(source, "config.json must be a JSON object");
   ModelConfig c;
@@ -138,6 +170,7 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   c.rope_theta = positive_float(config, "rope_theta", 10000.0f, source);
   c.rope_scaling = rope_scaling_from_hf(config, source);
   c.tie_word_embeddings = config.value("tie_word_embeddings", false);
+  if (c.architecture == "gemma3_text") read_gemma3_hf(config, c, source);
   c.attention_bias = config.value("attention_bias", false);
   if (config.contains("max_position_embeddings")) {
     c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);
@@ -186,6 +219,14 @@ ModelConfig config_from_gguf(const json& meta, const std::string& source) {
   }
   // llama.cpp's converter permutes Q/K rows of llama models for interleaved RoPE.
   c.rope_traditional = c.architecture == "llama";
+  if (c.architecture == "gemma3") {
+    // As llama.cpp runs it: every 6th layer global, local base 10000, the scale from
+    // the head size, embeddings times sqrt(hidden); norm weights already hold 1 + w.
+    c.sliding_window = positive_int_or(meta, a + "attention.sliding_window", 512, source);
+    c.sliding_window_pattern = 6;
+    c.query_pre_attn_scalar = static_cast<float>(c.head_dim ? c.head_dim : 256);
+    c.embed_scale = std::sqrt(static_cast<float>(c.hidden_size));
+  }
   if (meta.contains("tokenizer.ggml.tokens") && meta["tokenizer.ggml.tokens"].is_array()) {
     c.vocab_size = static_cast<int>(meta["tokenizer.ggml.tokens"].size());
   }

@@ -41,6 +41,14 @@ struct ModelConfig {
   bool rope_traditional = false;
   RopeScaling rope_scaling;
   bool tie_word_embeddings = false;
+  // Gemma 3: every sliding_window_pattern-th layer is global, the others attend to the
+  // last sliding_window positions with RoPE base rope_local_theta (0: all global).
+  int sliding_window = 0;
+  int sliding_window_pattern = 1;
+  float rope_local_theta = 10000.0f;
+  float query_pre_attn_scalar = 0.0f;  // attention scale is its -1/2 power; 0: head_dim
+  float embed_scale = 1.0f;            // embeddings are multiplied by it
+  bool norm_weight_offset = false;     // RMSNorm scales by 1 + weight (Gemma's HF weights)
   bool attention_bias = false;
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;

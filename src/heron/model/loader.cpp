@@ -109,11 +109,19 @@ LoadedModel load_gguf_described(const json& metadata, io::WeightMap weights,
 
 LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   auto header = io::read_gguf_header(path.string());
+  const std::string arch = header.metadata.value("general.architecture", "");
   io::WeightMap renamed;
   for (auto& [name, array] : io::load_gguf_tensors(header)) {
-    renamed.insert_or_assign(hf_name_from_gguf(name), array);
+    renamed.insert_or_assign(hf_name_from_gguf(name, arch), array);
   }
-  return load_gguf_described(header.metadata, std::move(renamed), nullptr, path.string(), options);
+  // Each block type has its own group size: say so per layer, in mlx-lm's form.
+  json quantization = {{"group_size", 32}};
+  for (const auto& [prefix, group] : io::gguf_group_sizes(header)) {
+    const std::string hf = hf_name_from_gguf(prefix + ".weight", arch);
+    quantization[hf.substr(0, hf.size() - 7)] = {{"group_size", group}};
+  }
+  return load_gguf_described(header.metadata, std::move(renamed), quantization, path.string(),
+                             options);
 }
 
 }  // namespace
@@ -125,7 +133,7 @@ std::optional<mx::Dtype> dtype_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::string hf_name_from_gguf(const std::string& name) {
+std::string hf_name_from_gguf(const std::string& name, const std::string& architecture) {
   static const std::vector<std::pair<std::string, std::string>> layer_parts = {
       {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
       {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
@@ -134,9 +142,21 @@ std::string hf_name_from_gguf(const std::string& name) {
       {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
       {"ffn_down", "mlp.down_proj"},
   };
+  // Gemma 3 norms the residual branches on both sides: its ffn_norm is the norm before
+  // the MLP, and two more follow attention and the MLP.
+  static const std::vector<std::pair<std::string, std::string>> gemma3_parts = {
+      {"post_attention_norm", "post_attention_layernorm"},
+      {"ffn_norm", "pre_feedforward_layernorm"},
+      {"post_ffw_norm", "post_feedforward_layernorm"},
+  };
   static const std::regex layer(R"(blk\.(\d+)\.([a-z_]+)\.(\w+))");
   std::smatch m;
   if (std::regex_match(name, m, layer)) {
+    if (architecture == "gemma3") {
+      for (const auto& [gguf, hf] : gemma3_parts) {
+        if (m[2] == gguf) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
+      }
+    }
     for (const auto& [gguf, hf] : layer_parts) {
       if (m[2] == gguf) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
     }

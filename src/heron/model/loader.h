@@ -40,7 +40,8 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& opt
 LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options = {});
 
 // GGUF tensor name -> Hugging Face name ("blk.3.attn_q.weight" ->
-// "model.layers.3.self_attn.q_proj.weight"); unknown names pass through.
-std::string hf_name_from_gguf(const std::string& name);
+// "model.layers.3.self_attn.q_proj.weight") in a model of that GGUF architecture;
+// unknown names pass through.
+std::string hf_name_from_gguf(const std::string& name, const std::string& architecture);
 
 }  // namespace heron::model

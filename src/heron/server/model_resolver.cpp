@@ -10,18 +10,20 @@ namespace heron::server {
 
 namespace {
 
-bool is_default_name(const std::string& name) {
-  return name == "default" || name == "default:latest" || name == "smollm2" ||
-         name == "smollm2:latest";
+bool is_builtin_name(const std::string& name) {
+  for (const char* base : {"default", "smollm2", "gemma3"}) {
+    if (name == base || name == std::string(base) + ":latest") return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 ResolvedModel PathResolver::resolve(const std::string& name) const {
   if (name.empty()) throw http::bad_request("model is required");
-  if (is_default_name(name)) {
+  if (is_builtin_name(name)) {
     try {
-      const auto path = default_model_path();
+      const auto path = *builtin_model_path(name);
       return {name.find(':') == std::string::npos ? name + ":latest" : name, path,
               estimate_model_bytes(path)};
     } catch (const Error& e) {
@@ -32,18 +34,22 @@ ResolvedModel PathResolver::resolve(const std::string& name) const {
   std::filesystem::path path(name);
   if (!path.is_absolute() || !std::filesystem::exists(path, ec)) {
     throw http::ModelNotFound("model '" + name +
-                              "' not found; give 'default' or the absolute path of a GGUF "
-                              "file or Hugging Face model directory");
+                              "' not found; give 'default', 'gemma3' or the absolute path of a "
+                              "GGUF file or Hugging Face model directory");
   }
   return {name, path, estimate_model_bytes(path)};
 }
 
 std::vector<ResolvedModel> PathResolver::list() const {
-  try {
-    return {{"smollm2:latest", default_model_path()}};
-  } catch (const Error&) {
-    return {};
+  std::vector<ResolvedModel> models;
+  for (const char* name : {"smollm2:latest", "gemma3:latest"}) {
+    try {
+      models.push_back({name, *builtin_model_path(name)});
+    } catch (const Error&) {
+      // not installed
+    }
   }
+  return models;
 }
 
 ResolvedModel StoreResolver::resolve(const std::string& name) const {
@@ -64,7 +70,7 @@ ResolvedModel StoreResolver::resolve(const std::string& name) const {
     throw http::HttpError(500, "model '" + name + "' is damaged: " + e.what());
   }
   if (!manifest) {
-    if (is_default_name(name)) return paths_.resolve(name);
+    if (is_builtin_name(name)) return paths_.resolve(name);
     throw http::ModelNotFound("model '" + parsed.str() + "' not found");
   }
   ResolvedModel m{parsed.str(), store_.manifest_file(parsed)};

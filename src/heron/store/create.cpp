@@ -209,7 +209,8 @@ class Creator {
     status("reading " + src.text);
     io::WeightMap weights;
     for (auto& [name, a] : io::load_gguf_tensors(header)) {
-      weights.insert_or_assign(model::hf_name_from_gguf(name), a);
+      weights.insert_or_assign(
+          model::hf_name_from_gguf(name, header.metadata.value("general.architecture", "")), a);
     }
     const bool tied = weights.count("lm_head.weight") == 0;  // as model::load_files decides
     auto planned = plan_weights(std::move(weights), q, tied, prefix);

@@ -293,7 +293,7 @@ void BlobWriter::write(const void* data, size_t size) {
 
 Layer BlobWriter::commit(const std::string& name) {
   Layer l{name, "sha256:" + hash_.hex_digest(), size_};
-  // Owner-writable: MLX's GGUF reader opens files read-write.
+  // Readable by all, writable by the owner, as files the store copies in usually are.
   if (::fchmod(fd_, 0644) != 0 || ::fsync(fd_) != 0) fail_errno("cannot sync " + temp_.string());
   ::close(fd_);
   fd_ = -1;

@@ -37,11 +37,14 @@ ChatFormat ChatFormat::from_tokenizer(const tokenizer::Tokenizer& tok) {
   f.bos_token = spell(tok.bos_id());
   f.eos_token = spell(tok.eos_id());
   f.has_chatml_tokens = tok.token_to_id("<|im_start|>").has_value();
+  const auto empty = tok.encode("");
+  f.adds_bos = tok.bos_id() && !empty.empty() && empty.front() == *tok.bos_id();
   return f;
 }
 
 nlohmann::json ChatFormat::to_json() const {
-  nlohmann::json j = {{"templates", templates}, {"has_chatml_tokens", has_chatml_tokens}};
+  nlohmann::json j = {
+      {"templates", templates}, {"has_chatml_tokens", has_chatml_tokens}, {"adds_bos", adds_bos}};
   j["bos_token"] = bos_token ? nlohmann::json(*bos_token) : nlohmann::json(nullptr);
   j["eos_token"] = eos_token ? nlohmann::json(*eos_token) : nlohmann::json(nullptr);
   return j;
@@ -60,6 +63,7 @@ ChatFormat ChatFormat::from_json(const nlohmann::json& j) {
   f.bos_token = optional_string(j, "bos_token");
   f.eos_token = optional_string(j, "eos_token");
   f.has_chatml_tokens = j.value("has_chatml_tokens", false);
+  f.adds_bos = j.value("adds_bos", false);
   return f;
 }
 
@@ -67,7 +71,10 @@ std::string select_template(const ChatFormat& format, bool has_tools,
                             const std::optional<std::string>& override_source) {
   if (override_source) return *override_source;
   const auto& named = format.templates;
-  if (named.empty()) return format.has_chatml_tokens ? kChatML : kPlain;
+  if (named.empty()) {
+    if (format.has_chatml_tokens) return kChatML;
+    return format.adds_bos ? std::string("{{ bos_token }}") + kPlain : kPlain;
+  }
   if (has_tools) {
     if (auto it = named.find("tool_use"); it != named.end()) return it->second;
   }

@@ -5,7 +5,9 @@
 // Template choice (transformers' rules): an override (the model store's) wins; else with
 // tools the "tool_use" template when the model has one, else "default". A model with no
 // template at all falls back to ChatML when its tokenizer has the <|im_start|> token, and
-// otherwise to plain text: the message contents joined by blank lines (no roles, no tools).
+// otherwise to plain text: the message contents joined by blank lines (no roles, no tools)
+// after the BOS token when the tokenizer adds one (a rendered prompt is encoded without
+// special tokens, and base models such as Gemma 3 need their BOS).
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@ struct ChatFormat {
   std::map<std::string, std::string> templates;  // by name; a single template is "default"
   std::optional<std::string> bos_token, eos_token;
   bool has_chatml_tokens = false;  // the tokenizer knows <|im_start|> (decides the fallback)
+  bool adds_bos = false;           // the tokenizer puts BOS before a plain encoding
 
   static ChatFormat from_tokenizer(const tokenizer::Tokenizer& tok);
   nlohmann::json to_json() const;

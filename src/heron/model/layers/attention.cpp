@@ -1,7 +1,9 @@
 #include "heron/model/layers/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include <mlx/fast.h>
 #include <mlx/ops.h>
 
 #include "heron/kernels/attention.h"
@@ -10,20 +12,48 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
+namespace {
+
+// Causal attention where query i (position T - L + i of T keys) sees keys in
+// (T - L + i - window, T - L + i]. Keys no query can see are sliced off first, so
+// decode reads at most `window` of them.
+mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float scale,
+                             int window) {
+  const int L = q.shape(2);
+  const int first = std::max(0, k.shape(2) - L - window + 1);
+  if (first > 0) {
+    k = mx::slice(k, {0, 0, first, 0}, k.shape());
+    v = mx::slice(v, {0, 0, first, 0}, v.shape());
+  }
+  const int T = k.shape(2);
+  // The last query sees back to key 0: plain causal attention.
+  if (T <= window) return kernels::scaled_dot_product_attention(q, k, v, scale, L > 1);
+  auto rows = mx::reshape(mx::arange(T - L, T, mx::int32), {L, 1});
+  auto cols = mx::reshape(mx::arange(0, T, mx::int32), {1, T});
+  auto mask = mx::logical_and(mx::less_equal(cols, rows),
+                              mx::greater(cols, mx::subtract(rows, mx::array(window))));
+  return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask);
+}
+
+}  // namespace
+
 Attention Attention::load(Weights& w, const std::string& prefix, const ModelConfig& c,
-                          std::shared_ptr<const Rope> rope, bool qk_norm) {
+                          std::shared_ptr<const Rope> rope, bool qk_norm, int window) {
   Attention a;
   a.qkv_ = LinearGroup::load(w, {prefix + ".q_proj", prefix + ".k_proj", prefix + ".v_proj"});
   a.o_ = Linear::load(w, prefix + ".o_proj");
   if (qk_norm) {
-    a.q_norm_ = RMSNorm::load(w, prefix + ".q_norm.weight", c.rms_norm_eps);
-    a.k_norm_ = RMSNorm::load(w, prefix + ".k_norm.weight", c.rms_norm_eps);
+    a.q_norm_ = RMSNorm::load(w, prefix + ".q_norm.weight", c.rms_norm_eps, c.norm_weight_offset);
+    a.k_norm_ = RMSNorm::load(w, prefix + ".k_norm.weight", c.rms_norm_eps, c.norm_weight_offset);
   }
   a.rope_ = std::move(rope);
   a.heads_ = c.num_heads;
   a.kv_heads_ = c.num_kv_heads;
   a.head_dim_ = c.head_dim;
-  a.scale_ = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  a.window_ = window;
+  const float scalar =
+      c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<float>(c.head_dim);
+  a.scale_ = 1.0f / std::sqrt(scalar);
   return a;
 }
 
@@ -43,7 +73,9 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
   auto history = cache.update(k, v);
-  auto out = kernels::scaled_dot_product_attention(q, history.keys, history.values, scale_, L > 1);
+  auto out = window_ > 0 ? windowed_attention(q, history.keys, history.values, scale_, window_)
+                         : kernels::scaled_dot_product_attention(q, history.keys, history.values,
+                                                                 scale_, L > 1);
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   return o_(out);

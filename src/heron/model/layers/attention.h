@@ -15,9 +15,10 @@ namespace heron::model {
 // (a fused CPU kernel; MLX's fast:: version on other devices and dtypes).
 class Attention {
  public:
-  // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3).
+  // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3, Gemma 3).
+  // window > 0: each query sees only the last `window` positions, itself included.
   static Attention load(Weights& w, const std::string& prefix, const ModelConfig& c,
-                        std::shared_ptr<const Rope> rope, bool qk_norm);
+                        std::shared_ptr<const Rope> rope, bool qk_norm, int window = 0);
   mlx::core::array operator()(const mlx::core::array& x, const Batch& batch,
                               cache::Cache& cache) const;
 
@@ -26,7 +27,7 @@ class Attention {
   Linear o_;
   std::optional<RMSNorm> q_norm_, k_norm_;
   std::shared_ptr<const Rope> rope_;
-  int heads_ = 0, kv_heads_ = 0, head_dim_ = 0;
+  int heads_ = 0, kv_heads_ = 0, head_dim_ = 0, window_ = 0;
   float scale_ = 1.0f;
 };
 

@@ -17,10 +17,24 @@ std::vector<mx::array> swiglu_impl(const std::vector<mx::array>& in) {
 
 const auto swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
 
+// gelu_tanh(g) * u: 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) * u.
+std::vector<mx::array> geglu_impl(const std::vector<mx::array>& in) {
+  const auto& g = in[0];
+  const auto inner = mx::multiply(
+      mx::array(0.7978845608028654f, g.dtype()),
+      mx::add(g, mx::multiply(mx::array(0.044715f, g.dtype()), mx::multiply(g, mx::square(g)))));
+  const auto gelu = mx::multiply(mx::multiply(mx::array(0.5f, g.dtype()), g),
+                                 mx::add(mx::array(1.0f, g.dtype()), mx::tanh(inner)));
+  return {mx::multiply(gelu, in[1])};
+}
+
+const auto geglu = mx::compile(geglu_impl, /*shapeless=*/true);
+
 }  // namespace
 
-GatedMLP GatedMLP::load(Weights& w, const std::string& prefix) {
+GatedMLP GatedMLP::load(Weights& w, const std::string& prefix, Activation activation) {
   GatedMLP m;
+  m.activation_ = activation;
   m.gate_up_ = LinearGroup::load(w, {prefix + ".gate_proj", prefix + ".up_proj"});
   m.down_ = Linear::load(w, prefix + ".down_proj");
   return m;
@@ -28,7 +42,8 @@ GatedMLP GatedMLP::load(Weights& w, const std::string& prefix) {
 
 mx::array GatedMLP::operator()(const mx::array& x) const {
   auto gate_up = gate_up_(x);
-  return down_(swiglu({gate_up[0], gate_up[1]})[0]);
+  const auto& act = activation_ == Activation::Silu ? swiglu : geglu;
+  return down_(act({gate_up[0], gate_up[1]})[0]);
 }
 
 }  // namespace heron::model

@@ -5,15 +5,20 @@
 
 namespace heron::model {
 
-// SwiGLU feed-forward: down(silu(gate(x)) * up(x)).
+enum class Activation { Silu, GeluTanh };
+
+// Gated feed-forward: down(act(gate(x)) * up(x)); SiLU (SwiGLU) or tanh-approximated
+// GELU (GeGLU, Gemma).
 class GatedMLP {
  public:
-  static GatedMLP load(Weights& w, const std::string& prefix);
+  static GatedMLP load(Weights& w, const std::string& prefix,
+                       Activation activation = Activation::Silu);
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
   LinearGroup gate_up_;  // gate and up projections
   Linear down_;
+  Activation activation_ = Activation::Silu;
 };
 
 }  // namespace heron::model

@@ -7,9 +7,12 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
-RMSNorm RMSNorm::load(Weights& w, const std::string& name, float eps) {
+RMSNorm RMSNorm::load(Weights& w, const std::string& name, float eps, bool offset) {
   RMSNorm n;
-  n.weight_ = mx::astype(w.take(name), w.dtype());
+  auto weight = w.take(name);
+  // Add in float32, as the references do, before casting to the compute type.
+  if (offset) weight = mx::add(mx::astype(weight, mx::float32), mx::array(1.0f));
+  n.weight_ = mx::astype(weight, w.dtype());
   n.eps_ = eps;
   return n;
 }

@@ -9,7 +9,8 @@ namespace heron::model {
 
 class RMSNorm {
  public:
-  static RMSNorm load(Weights& w, const std::string& name, float eps);
+  // offset: the stored weight w scales as 1 + w (Gemma's Hugging Face checkpoints).
+  static RMSNorm load(Weights& w, const std::string& name, float eps, bool offset = false);
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
