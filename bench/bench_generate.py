@@ -2,9 +2,11 @@
 """Generation benchmark (not a test): heron vs mlx-lm vs llama.cpp on SmolLM2-135M.
 
     .venv/bin/python bench/bench_generate.py [--runs 5] [--engines heron,mlx-lm,llama.cpp]
+    .venv/bin/python bench/bench_generate.py --gguf .venv/models/gemma-3-270m-q4_k_m.gguf \
+        --engines heron,llama.cpp        # Gemma 3 270M Q4_K_M (k-quants), no mlx-lm
 
 Each engine gets the same raw prompt (a fixed text cut to exactly --prompt-tokens
-tokens with the reference tokenizer), generates --gen-tokens tokens greedily with
+tokens with the reference tokenizer: mlx-lm's when it runs, else llama.cpp's), generates --gen-tokens tokens greedily with
 EOS ignored, in a fresh subprocess per run, so peak RSS is per engine (taken
 from os.wait4's rusage of that child). Engines run interleaved (the order
 rotates every run); the table shows medians.
@@ -188,19 +190,31 @@ def last_json_line(text):
     return None
 
 
-def make_prompt(n_tokens: int, tokenizer_json: Path) -> tuple[str, int]:
-    """BENCH_TEXT cut so that it tokenizes to exactly n_tokens (reference tokenizer)."""
-    from tokenizers import Tokenizer
+def reference_tokenizer(args, engines):
+    """(encode, decode) of the reference tokenizer: mlx-lm's tokenizer.json when mlx-lm
+    runs, else llama.cpp's own (its vocabulary alone, from the GGUF)."""
+    if "mlx-lm" in engines:
+        from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(tokenizer_json))
-    ids = tok.encode(BENCH_TEXT, add_special_tokens=False).ids
+        tok = Tokenizer.from_file(str(args.mlx_dir / "tokenizer.json"))
+        return (lambda t: tok.encode(t, add_special_tokens=False).ids), tok.decode
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=str(args.gguf), vocab_only=True, verbose=False)
+    return (lambda t: llm.tokenize(t.encode("utf-8"), add_bos=False, special=False),
+            lambda ids: llm.detokenize(ids).decode("utf-8", errors="replace"))
+
+
+def make_prompt(n_tokens: int, encode, decode) -> tuple[str, int]:
+    """BENCH_TEXT cut so that it tokenizes to exactly n_tokens (reference tokenizer)."""
+    ids = encode(BENCH_TEXT)
     if len(ids) < n_tokens:
         raise SystemExit(f"bench text has only {len(ids)} tokens (< {n_tokens})")
     # Re-tokenizing a cut text can merge differently at the cut; walk the cut
     # point until the round trip gives exactly n_tokens.
     for cut in list(range(n_tokens, len(ids) + 1)) + list(range(n_tokens - 1, 0, -1)):
-        text = tok.decode(ids[:cut])
-        if len(tok.encode(text, add_special_tokens=False).ids) == n_tokens:
+        text = decode(ids[:cut])
+        if len(encode(text)) == n_tokens:
             return text, n_tokens
     raise SystemExit("could not cut the bench text to an exact token count")
 
@@ -251,7 +265,7 @@ def main():
         env[k] = str(args.threads)
     env["TOKENIZERS_PARALLELISM"] = "false"
 
-    if not (args.mlx_dir / "config.json").exists():
+    if "mlx-lm" in engines and not (args.mlx_dir / "config.json").exists():
         print(f"converting {args.gguf.name} -> {args.mlx_dir} (tools/gguf_to_mlx.py)", flush=True)
         subprocess.run([sys.executable, str(ROOT / "tools/gguf_to_mlx.py"), "--gguf", str(args.gguf),
                         "--out", str(args.mlx_dir)], check=True, env=env)
@@ -261,7 +275,7 @@ def main():
         notes.append(f"heron skipped: {args.heron} not found (build it first)")
         engines.remove("heron")
 
-    text, n = make_prompt(args.prompt_tokens, args.mlx_dir / "tokenizer.json")
+    text, n = make_prompt(args.prompt_tokens, *reference_tokenizer(args, engines))
     tmpdir = Path(tempfile.mkdtemp(prefix="heron-bench-"))
     prompt_file = tmpdir / "prompt.txt"
     prompt_file.write_text(text)

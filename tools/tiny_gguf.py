@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write a float GGUF (F32, F16 or BF16 tensors) of a tiny Hugging Face llama
+"""Write a GGUF (F32, F16, BF16 or Q8_0 tensors) of a tiny Hugging Face llama
 directory the way llama.cpp's convert_hf_to_gguf.py does, with the PyPI gguf package.
 
     .venv/bin/python tools/tiny_gguf.py tests/fixtures/models/tiny-llama OUT.gguf [--type F16]
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-TYPES = ("F32", "F16", "BF16")
+TYPES = ("F32", "F16", "BF16", "Q8_0")
 LAYER_PARTS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
                "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
                "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output",
@@ -51,6 +51,11 @@ def rounded(a: np.ndarray, qtype: str) -> np.ndarray:
         return a.astype(np.float32)
     if qtype == "F16":
         return a.astype(np.float16).astype(np.float32)
+    if qtype == "Q8_0":
+        import gguf
+
+        kind = gguf.GGMLQuantizationType.Q8_0
+        return gguf.quants.dequantize(gguf.quants.quantize(a.astype(np.float32), kind), kind)
     bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
     return (bits.astype(np.uint32) << 16).view(np.float32)
@@ -111,8 +116,8 @@ def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
         w.add_chat_template(tok_cfg["chat_template"])
     for name, a in gguf_tensors(hf_dir, qtype).items():
         t = qtype if a.ndim == 2 else "F32"
-        if t == "BF16":
-            kind = gguf.GGMLQuantizationType.BF16
+        if t in ("BF16", "Q8_0"):
+            kind = getattr(gguf.GGMLQuantizationType, t)
             w.add_tensor(name, gguf.quants.quantize(a, kind), raw_dtype=kind)
         else:
             w.add_tensor(name, a.astype(np.float16 if t == "F16" else np.float32))

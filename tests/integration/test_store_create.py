@@ -238,11 +238,12 @@ def as_mlx_lm_dir(stored, quantization, hf_source, dest):
 
 # A float GGUF is quantized like a float safetensors model: each 2-D weight is MLX's own
 # mx.quantize of the GGUF's tensor in its stored type (F16/BF16 values and scales stay
-# 16-bit), under the Hugging Face name, with the same per-layer plan; the model then
+# 16-bit; Q8_0, narrower codes asked for, is dequantized to float32 first, exactly as
+# gguf dequantizes it), under the Hugging Face name, with the same per-layer plan; the model then
 # answers as mlx-lm does running those weights (Q/K rows put back in Hugging Face order,
 # which also checks the loader's rotation of llama.cpp's order).
 @pytest.mark.parametrize("ftype,quant,mode", [("F32", "int4", "affine"), ("F16", "nvfp4", "nvfp4"),
-                                              ("BF16", "int8", "affine")])
+                                              ("BF16", "int8", "affine"), ("Q8_0", "int4", "affine")])
 def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tmp_path, ftype,
                                                   quant, mode):
     src = write_gguf(MODELS / "tiny-llama", tmp_path / f"tiny-{ftype}.gguf", ftype)
@@ -253,7 +254,7 @@ def test_float_gguf_is_quantized_like_safetensors(create, store, store_serve, tm
     stored = load_st(layer(store, "fromgguf", "model.safetensors"))
     described = json.loads(layer(store, "fromgguf", "gguf_model.json").read_text())
     assert described["metadata"]["general.architecture"] == "llama"
-    dtype = {"F32": mx.float32, "F16": mx.float16, "BF16": mx.bfloat16}[ftype]
+    dtype = {"F32": mx.float32, "F16": mx.float16, "BF16": mx.bfloat16, "Q8_0": mx.float32}[ftype]
     for gname, values in gguf_tensors(MODELS / "tiny-llama", ftype).items():
         name = hf_tensor_name(gname)
         if values.ndim == 1:
@@ -280,6 +281,8 @@ def test_quantized_gguf_sources_refuse_quantization(create, store, tmp_path, def
     r = create("smolq", f"FROM {default_model}\n", "--quantize", "int8")
     assert r.returncode == 1, r.stderr
     assert f"FROM {default_model} is already quantized" in r.stderr and "drop --quantize" in r.stderr
+    assert "(Q4_1, e.g. 'blk.0.ffn_down.weight') have 4-bit codes" in r.stderr, r.stderr
+    assert "re-quantizing them to int8 would add error without making them smaller" in r.stderr
     src = write_gguf(MODELS / "tiny-llama", tmp_path / "tiny.gguf")
     assert create("g8", f"FROM {src}\n", "--quantize", "int8").returncode == 0
     r = create("g4", "FROM g8\n", "--quantize", "int4")

@@ -6,6 +6,8 @@
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
+#include "heron/io/file_errors.h"
+#include "heron/io/ggml_blocks.h"
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
@@ -103,6 +105,20 @@ Error already_quantized(const Source& src, const std::string& prefix) {
                (draft ? "--draft-quantize" : "--quantize") + ")");
 }
 
+// A quantized GGUF is re-quantized only to codes narrower than all of its own (a Q8_0 or
+// Q6_K file to 4 bits); anything else would add error and save nothing.
+Error not_narrower(const Source& src, const std::string& prefix, const io::GGUFTensorInfo& t,
+                   const QuantType& q) {
+  const bool draft = !prefix.empty();
+  const auto* info = io::ggml_type_info(t.type);
+  return Error(std::string(draft ? "DRAFT " : "FROM ") + src.text +
+               " is already quantized: its narrowest tensors (" + info->name + ", e.g. " +
+               io::in_quotes(t.name) + ") have " + std::to_string(io::ggml_code_bits(t.type)) +
+               "-bit codes, and re-quantizing them to " + q.label +
+               " would add error without making them smaller; it is stored as it is (drop " +
+               (draft ? "--draft-quantize" : "--quantize") + ")");
+}
+
 // A file a stored model must have (a hand-edited manifest may lack it).
 const fs::path& required(const Source& src, const std::string& name) {
   const auto* p = src.files.find(name);
@@ -163,16 +179,17 @@ class Creator {
     auto header = io::read_gguf_header(src.gguf.string());
     std::map<std::string, uint64_t> by_type;
     uint64_t params = 0;
-    bool quantized = false;
+    const io::GGUFTensorInfo* narrowest = nullptr;  // the block type with the fewest bits
     for (const auto& t : header.tensors) {
       uint64_t n = 1;
       for (auto d : t.dims) n *= d;
       params += n;
       by_type[io::ggml_type_label(t.type)] += n;
-      quantized = quantized || io::ggml_type_quantized(t.type);
+      const int bits = io::ggml_code_bits(t.type);
+      if (bits && (!narrowest || bits < io::ggml_code_bits(narrowest->type))) narrowest = &t;
     }
-    if (q && quantized) {
-      throw already_quantized(src, prefix);
+    if (q && narrowest && q->bits >= io::ggml_code_bits(narrowest->type)) {
+      throw not_narrower(src, prefix, *narrowest, *q);
     }
     const std::string arch = header.metadata.value("general.architecture", "");
     Imported out;
@@ -208,7 +225,7 @@ class Creator {
                                           const QuantType& q, const std::string& prefix) {
     status("reading " + src.text);
     io::WeightMap weights;
-    for (auto& [name, a] : io::load_gguf_tensors(header)) {
+    for (auto& [name, a] : dequantized_gguf_tensors(header)) {
       weights.insert_or_assign(
           model::hf_name_from_gguf(name, header.metadata.value("general.architecture", "")), a);
     }
@@ -224,6 +241,23 @@ class Creator {
     layers.push_back(write_weights(std::move(planned.tensors), &q, prefix));
     layers.push_back(store_.write_blob(meta, prefix + "gguf_model.json"));
     return layers;
+  }
+
+  // The GGUF's tensors with every block type dequantized to float32 (exactly: ggml's
+  // values), to be quantized anew.
+  static io::WeightMap dequantized_gguf_tensors(const io::GGUFHeader& header) {
+    auto arrays = io::load_gguf_tensors(header);
+    for (const auto& [prefix, group] : io::gguf_group_sizes(header)) {
+      const auto w = arrays.at(prefix + ".weight");
+      const auto scales = arrays.at(prefix + ".scales");
+      const int bits = w.shape(-1) * 32 / (scales.shape(-1) * group);
+      arrays.insert_or_assign(
+          prefix + ".weight",
+          mx::dequantize(w, scales, arrays.at(prefix + ".biases"), group, bits));
+      arrays.erase(prefix + ".scales");
+      arrays.erase(prefix + ".biases");
+    }
+    return arrays;
   }
 
   // A stored model made by write_gguf_quantized, stored again (as a draft: under "draft.").
