@@ -593,7 +593,7 @@ def test_architectures_heron_cannot_run_are_refused_before_any_write(create, sto
         "vocab_size": 512, "max_position_embeddings": 256}))
     r = create("b", modelfile.format(bert=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
-    assert f"{src}: unsupported architecture 'bert' (supported: llama, mistral, qwen3)" in r.stderr
+    assert f"{src}: unsupported architecture 'bert' (supported: gemma3, gemma3_text, llama, mistral, qwen3)" in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())
