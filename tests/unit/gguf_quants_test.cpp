@@ -12,6 +12,8 @@
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "heron/io/ggml_blocks.h"
+#include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/kernels/qmm_cpu.h"
@@ -129,6 +131,18 @@ TEST_F(GgufQuants, GroupsOf16OutsideOurKernels) {
   const float scale = mx::max(mx::abs(ref)).item<float>();
   EXPECT_LE(mx::max(mx::abs(mx::subtract(mx::astype(ours, mx::float32), ref))).item<float>(),
             2e-2f * scale);
+}
+
+// The MLX-free type table (what the header reader and create see) and the converter
+// agree on which types load, and the converter's widths hold the codes.
+TEST(GgufQuantTypes, TypeTableAndConverterAgree) {
+  for (uint32_t t = 0; t < 64; ++t) {
+    const auto form = heron::io::ggml_affine_form(t);
+    EXPECT_EQ(heron::io::ggml_type_quantized(t), form.has_value()) << t;
+    if (form) {
+      EXPECT_LE(heron::io::ggml_code_bits(t), form->bits) << t;
+    }
+  }
 }
 
 TEST(GgufQuantErrors, NonFiniteScaleNamesTensorAndBlock) {

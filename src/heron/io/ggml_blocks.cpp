@@ -173,17 +173,16 @@ void decode_q6_k(const uint8_t* b, uint8_t* q, float* scale, float* bias) {
 
 struct Codec {
   GGMLType type;
-  int code_bits;
   AffineForm form;
   Decoder decode;
 };
 
 constexpr Codec kCodecs[] = {
-    {GGMLType::Q4_0, 4, {4, 32}, decode_q4_0}, {GGMLType::Q4_1, 4, {4, 32}, decode_q4_1},
-    {GGMLType::Q5_0, 5, {8, 32}, decode_q5_0}, {GGMLType::Q5_1, 5, {8, 32}, decode_q5_1},
-    {GGMLType::Q8_0, 8, {8, 32}, decode_q8_0}, {GGMLType::Q2_K, 2, {4, 16}, decode_q2_k},
-    {GGMLType::Q3_K, 3, {4, 16}, decode_q3_k}, {GGMLType::Q4_K, 4, {4, 32}, decode_q4_k},
-    {GGMLType::Q5_K, 5, {8, 32}, decode_q5_k}, {GGMLType::Q6_K, 6, {8, 16}, decode_q6_k},
+    {GGMLType::Q4_0, {4, 32}, decode_q4_0}, {GGMLType::Q4_1, {4, 32}, decode_q4_1},
+    {GGMLType::Q5_0, {8, 32}, decode_q5_0}, {GGMLType::Q5_1, {8, 32}, decode_q5_1},
+    {GGMLType::Q8_0, {8, 32}, decode_q8_0}, {GGMLType::Q2_K, {4, 16}, decode_q2_k},
+    {GGMLType::Q3_K, {4, 16}, decode_q3_k}, {GGMLType::Q4_K, {4, 32}, decode_q4_k},
+    {GGMLType::Q5_K, {8, 32}, decode_q5_k}, {GGMLType::Q6_K, {8, 16}, decode_q6_k},
 };
 
 const Codec* codec_of(uint32_t type) {
@@ -247,11 +246,6 @@ std::optional<AffineForm> ggml_affine_form(uint32_t type) {
   const auto* c = codec_of(type);
   if (!c) return std::nullopt;
   return c->form;
-}
-
-int ggml_code_bits(uint32_t type) {
-  const auto* c = codec_of(type);
-  return c ? c->code_bits : 0;
 }
 
 AffineTensor ggml_blocks_to_affine(uint32_t type, const uint8_t* data, int64_t rows, int64_t cols,

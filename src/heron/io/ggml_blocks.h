@@ -30,10 +30,6 @@ struct AffineForm {
 // The affine form a ggml type id maps to; nullopt for float and unsupported types.
 std::optional<AffineForm> ggml_affine_form(uint32_t type);
 
-// The width of a block type's own codes (Q4_K: 4, Q5_0: 5, Q6_K: 6, Q8_0: 8); 0 for
-// float and unsupported types.
-int ggml_code_bits(uint32_t type);
-
 struct AffineTensor {
   mlx::core::array weight;  // uint32 [rows, cols * bits / 32]
   mlx::core::array scales;  // float32 [rows, cols / group_size]

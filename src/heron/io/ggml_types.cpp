@@ -2,8 +2,6 @@
 
 #include <array>
 
-#include "heron/io/ggml_blocks.h"
-
 namespace heron::io {
 namespace {
 
@@ -41,7 +39,30 @@ bool ggml_type_loadable(uint32_t type) {
 }
 
 bool ggml_type_quantized(uint32_t type) {
-  return ggml_affine_form(type).has_value();
+  return ggml_code_bits(type) > 0;
+}
+
+int ggml_code_bits(uint32_t type) {
+  switch (static_cast<GGMLType>(type)) {
+    case GGMLType::Q2_K:
+      return 2;
+    case GGMLType::Q3_K:
+      return 3;
+    case GGMLType::Q4_0:
+    case GGMLType::Q4_1:
+    case GGMLType::Q4_K:
+      return 4;
+    case GGMLType::Q5_0:
+    case GGMLType::Q5_1:
+    case GGMLType::Q5_K:
+      return 5;
+    case GGMLType::Q6_K:
+      return 6;
+    case GGMLType::Q8_0:
+      return 8;
+    default:
+      return 0;
+  }
 }
 
 std::string ggml_loadable_type_names() {

@@ -7,7 +7,6 @@
 
 #include "heron/core/error.h"
 #include "heron/io/file_errors.h"
-#include "heron/io/ggml_blocks.h"
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
