@@ -61,11 +61,17 @@ void load_tensor(FileReader& r, const GGUFHeader& h, const GGUFTensorInfo& t, We
   auto data = read_tensor_bytes(r, h, t);
   const auto type = static_cast<GGMLType>(t.type);
   if (type == GGMLType::F32 || type == GGMLType::F16 || type == GGMLType::BF16) {
-    const mx::Dtype dtype = type == GGMLType::F32   ? mx::float32
-                            : type == GGMLType::F16 ? mx::float16
-                                                    : mx::bfloat16;
-    out.insert_or_assign(t.name, mx::array(data.release(), shape_of(t), dtype,
-                                           [](void* p) { delete[] static_cast<uint8_t*>(p); }));
+    // Copied into MLX's own allocation (see ggml_blocks.cpp's owned_array).
+    const auto* bytes = data.get();
+    if (type == GGMLType::F32) {
+      out.insert_or_assign(t.name, mx::array(reinterpret_cast<const float*>(bytes), shape_of(t)));
+    } else if (type == GGMLType::F16) {
+      out.insert_or_assign(t.name,
+                           mx::array(reinterpret_cast<const mx::float16_t*>(bytes), shape_of(t)));
+    } else {
+      out.insert_or_assign(t.name,
+                           mx::array(reinterpret_cast<const mx::bfloat16_t*>(bytes), shape_of(t)));
+    }
     return;
   }
   uint64_t count = 1;
