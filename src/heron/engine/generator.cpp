@@ -6,6 +6,8 @@
 #include <mlx/transforms.h>
 
 #include "heron/core/error.h"
+#include "heron/engine/plain_decoder.h"
+#include "heron/engine/speculative_decoder.h"
 #include "heron/sample/sampler.h"
 
 namespace heron::engine {
@@ -21,37 +23,9 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-void dispatch(const sample::Draw& d) {
-  std::vector<mx::array> outs{d.token};
-  if (d.logprobs) {
-    outs.push_back(d.logprobs->logprob);
-    if (d.logprobs->top_ids)
-      outs.insert(outs.end(), {*d.logprobs->top_ids, *d.logprobs->top_logprobs});
-  }
-  mx::async_eval(outs);
-}
-
-TokenStep read(sample::Draw& d) {
-  TokenStep t;
-  t.id = d.token.item<int32_t>();
-  if (d.logprobs) {
-    t.logprob = d.logprobs->logprob.item<float>();
-    if (d.logprobs->top_ids) {
-      auto ids = *d.logprobs->top_ids;
-      auto lps = *d.logprobs->top_logprobs;
-      mx::eval({ids, lps});
-      for (size_t i = 0; i < ids.size(); ++i) {
-        t.top.emplace_back(ids.data<int32_t>()[i], lps.data<float>()[i]);
-      }
-    }
-  }
-  return t;
-}
-
 GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
-                  const std::vector<int>& prompt,
-                  const GenerateOptions& options,
-                  const std::function<Next(const TokenStep&)>& on_token) {
+                  const std::vector<int>& prompt, const GenerateOptions& options,
+                  const std::function<Next(const TokenStep&)>& on_token, Speculation* speculation) {
   const int n = static_cast<int>(prompt.size());
   const int context = effective_context(model, options.context_length);
   const int room = context - n;
@@ -94,40 +68,40 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
     stats.done_reason = "cancelled";
     return stats;
   }
-  auto step = [&](const mx::array& token) {
-    return sampler.sample(model.forward(model::Batch::single(token, offset()), caches).logits);
-  };
-  auto y = step(mx::array({prompt.back()}));
-  cache.append(std::span(&prompt.back(), 1));
-  dispatch(y);
+  Sequence sequence{model, cache, sampler, prompt};
+  PlainDecoder plain(sequence);
+  std::optional<SpeculativeDecoder> speculative;
+  if (speculation && options.speculate) {
+    speculation->drafter.reset(options.sampling);
+    speculation->drafter.committed(prompt);
+    speculative.emplace(sequence, plain, speculation->drafter, speculation->controller);
+  }
+  Decoder& decoder = speculative ? static_cast<Decoder&>(*speculative) : plain;
 
   Clock::time_point decode_start;
   stats.done_reason = "length";
-  for (int i = 0; i < budget; ++i) {
-    std::optional<sample::Draw> next;
-    if (i + 1 < budget) {
-      next = step(y.token);
-      dispatch(*next);
+  bool done = false;
+  while (!done && stats.decode_tokens < budget) {
+    for (const TokenStep& token : decoder.next(budget - stats.decode_tokens)) {
+      if (stats.decode_tokens == 0) {
+        stats.prompt_seconds = seconds_since(start);
+        decode_start = Clock::now();
+      }
+      ++stats.decode_tokens;
+      if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
+        stats.done_reason = "stop";
+        done = true;
+        break;
+      }
+      const Next what = on_token(token);
+      if (what != Next::Continue) {
+        stats.done_reason = what == Next::Stop ? "stop" : "cancelled";
+        done = true;
+        break;
+      }
     }
-    const TokenStep token = read(y);
-    if (next) cache.append(std::span(&token.id, 1));  // the caches now hold it
-    if (i == 0) {
-      stats.prompt_seconds = seconds_since(start);
-      decode_start = Clock::now();
-    }
-    ++stats.decode_tokens;
-    if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
-      stats.done_reason = "stop";
-      break;
-    }
-    const Next what = on_token(token);
-    if (what != Next::Continue) {
-      stats.done_reason = what == Next::Stop ? "stop" : "cancelled";
-      break;
-    }
-    if (!next) break;
-    y = *next;
   }
+  if (speculative) stats.speculation = speculative->stats();
   if (stats.decode_tokens > 0) stats.decode_seconds = seconds_since(decode_start);
   return stats;
 }
@@ -156,10 +130,11 @@ std::vector<int> restore_points(int n) {
 
 GenerateStats generate(const model::Model& model, cache::PrefixCache& cache,
                        const std::vector<int>& prompt, const GenerateOptions& options,
-                       const std::function<Next(const TokenStep&)>& on_token) {
+                       const std::function<Next(const TokenStep&)>& on_token,
+                       Speculation* speculation) {
   check_prompt(static_cast<int>(prompt.size()), effective_context(model, options.context_length));
   try {
-    return run(model, cache, prompt, options, on_token);
+    return run(model, cache, prompt, options, on_token, speculation);
   } catch (...) {
     // Lazy cache writes may never have been evaluated: the live path cannot be trusted.
     cache.drop_live();

@@ -1,12 +1,13 @@
 #pragma once
 // One sequence through the pipeline: attach to the longest cached prefix, prefill the
-// rest in chunks, then a pipelined decode loop (step n+1 is dispatched before token n is
-// read). Runs on the MLX thread.
+// rest in chunks, then the decode loop, the only place that emits tokens, asking a
+// decoder (plain pipelined, or speculative) for them. Runs on the MLX thread.
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "heron/cache/prefix_cache.h"
+#include "heron/engine/speculative_decoder.h"
 #include "heron/engine/token_step.h"
 #include "heron/model/model.h"
 #include "heron/sample/options.h"
@@ -21,6 +22,14 @@ struct GenerateOptions {
   int context_length = 0;  // 0: the model's trained length; never more than it
   int prefill_chunk = 2048;
   std::function<bool()> cancelled;  // polled between prefill chunks; may be empty
+  bool speculate = true;            // with a Speculation given to generate()
+};
+
+// Speculative decoding for generate(): a drafter and the depth controller, both kept by
+// the caller across requests (the controller's tables belong to the model and machine).
+struct Speculation {
+  spec::Drafter& drafter;
+  spec::DepthController& controller;
 };
 
 struct GenerateStats {
@@ -30,6 +39,7 @@ struct GenerateStats {
   int decode_tokens = 0;
   double decode_seconds = 0;  // from the first generated token to the last
   std::string done_reason;    // "stop", "length", "cancelled"
+  SpeculationStats speculation;
 };
 
 enum class Next { Continue, Stop, Cancel };
@@ -44,9 +54,10 @@ std::vector<int> restore_points(int n);
 
 // on_token decides whether to go on. Throws heron::Error for an empty prompt or one
 // that does not fit the context; after any other failure `cache` is left consistent.
+// With `speculation` (and options.speculate), decoding speculates.
 GenerateStats generate(const model::Model& model, cache::PrefixCache& cache,
-                       const std::vector<int>& prompt,
-                       const GenerateOptions& options,
-                       const std::function<Next(const TokenStep&)>& on_token);
+                       const std::vector<int>& prompt, const GenerateOptions& options,
+                       const std::function<Next(const TokenStep&)>& on_token,
+                       Speculation* speculation = nullptr);
 
 }  // namespace heron::engine

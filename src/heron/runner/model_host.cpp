@@ -7,16 +7,18 @@
 
 #include "heron/core/error.h"
 #include "heron/runner/cache_setup.h"
+#include "heron/spec/cost_file.h"
 #include "heron/template/chat_prompt.h"
 
 namespace heron::runner {
 
 ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context,
-                     CacheSettings cache_settings)
+                     CacheSettings cache_settings, SpeculationSettings speculation)
     : path_(std::move(path)),
       max_queue_(max_queue),
       default_context_(default_context),
-      cache_settings_(std::move(cache_settings)) {
+      cache_settings_(std::move(cache_settings)),
+      speculation_(std::move(speculation)) {
   status_ = {{"state", "loading"}, {"model", path_.string()}};
 }
 
@@ -43,9 +45,17 @@ void ModelHost::load() {
           options.disk = std::make_shared<cache::DiskTier>(*cache_settings_.dir / key, key,
                                                            cache_settings_.disk);
         }
-        cache_ = std::make_unique<cache::PrefixCache>(loaded_.model->make_caches(),
-                                                      std::move(options));
+        cache_ =
+            std::make_unique<cache::PrefixCache>(loaded_.model->make_caches(), std::move(options));
         chat_format_ = chat::ChatFormat::from_tokenizer(*loaded_.tokenizer).to_json();
+        if (speculation_.enabled && speculation_.store_root) {
+          costs_file_ = spec::cost_file(*speculation_.store_root, model_cache_key(path_));
+          try {
+            spec::load_costs(*costs_file_, controller_);
+          } catch (const Error& e) {
+            std::cerr << "heron runner: speculation costs start fresh: " << e.what() << std::endl;
+          }
+        }
         refresh_status("ready");
       })
       .get();
@@ -98,6 +108,15 @@ void ModelHost::refresh_status(const char* state) {
   status_ = std::move(s);
 }
 
+void ModelHost::save_costs() {
+  if (!costs_file_) return;
+  try {
+    spec::save_costs(*costs_file_, controller_);
+  } catch (const std::exception& e) {
+    std::cerr << "heron runner: speculation costs not saved: " << e.what() << std::endl;
+  }
+}
+
 void ModelHost::finish(CompletionJob& job, CompletionEvent last) {
   // The queue place frees before the client can see the end: a client that sends its next
   // request as soon as this one ends must find room.
@@ -127,14 +146,19 @@ void ModelHost::run(CompletionJob& job) {
       e.piece = std::move(piece);
       job.events.push(std::move(e));
     };
+    engine::Speculation speculation{lookup_, controller_};
     auto stats = engine::generate(
-        *loaded_.model, *cache_, job.prompt, options, [&](const engine::TokenStep& step) {
+        *loaded_.model, *cache_, job.prompt, options,
+        [&](const engine::TokenStep& step) {
           if (job.cancelled) return engine::Next::Cancel;
           send(emitter.feed(step));
           return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
-        });
+        },
+        speculation_.enabled ? &speculation : nullptr);
     if (stats.done_reason != "cancelled") send(emitter.finish());
+    const bool speculated = stats.speculation.rounds > 0;
     done(std::move(stats));
+    if (speculated) save_costs();
   } catch (const std::exception& e) {
     CompletionEvent err;
     err.kind = CompletionEvent::Kind::Error;

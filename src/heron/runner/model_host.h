@@ -14,21 +14,29 @@
 #include "heron/core/worker.h"
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
+#include "heron/spec/depth_controller.h"
+#include "heron/spec/prompt_lookup.h"
 
 namespace heron::runner {
 
 // The prefix cache's settings (HERON_CACHE_MEMORY, HERON_CACHE_DIR, HERON_CACHE_DISK).
 struct CacheSettings {
-  std::optional<size_t> memory;  // bytes of inactive snapshots; unset: derived at load
+  std::optional<size_t> memory;              // bytes of inactive snapshots; unset: derived at load
   std::optional<std::filesystem::path> dir;  // the disk tier, when set
-  size_t disk = 0;                            // bytes the disk tier may hold
+  size_t disk = 0;                           // bytes the disk tier may hold
+};
+
+// Speculative decoding (HERON_SPECULATION) and where its costs persist.
+struct SpeculationSettings {
+  bool enabled = true;
+  std::optional<std::filesystem::path> store_root;  // the model store; unset: not persisted
 };
 
 class ModelHost {
  public:
   // default_context: num_ctx when a request gives none (capped at the trained length).
   ModelHost(std::filesystem::path path, int max_queue, int default_context,
-            CacheSettings cache_settings);
+            CacheSettings cache_settings, SpeculationSettings speculation = {});
   ~ModelHost();
   void load();  // blocks; throws heron::Error when the model cannot be loaded
 
@@ -46,6 +54,7 @@ class ModelHost {
   // Frees the job's queue place, then sends its last event (Done or Error).
   void finish(CompletionJob& job, CompletionEvent last);
   void refresh_status(const char* state);
+  void save_costs();
 
   std::filesystem::path path_;
   int max_queue_;
@@ -53,6 +62,10 @@ class ModelHost {
   model::LoadedModel loaded_;
   CacheSettings cache_settings_;
   std::unique_ptr<cache::PrefixCache> cache_;  // every conversation, on the MLX thread
+  SpeculationSettings speculation_;
+  spec::PromptLookup lookup_;         // the drafter of a model without a better one
+  spec::DepthController controller_;  // its tables belong to the model and machine
+  std::optional<std::filesystem::path> costs_file_;
   std::atomic<int> queued_{0};
   mutable std::mutex status_mu_;
   nlohmann::json status_;

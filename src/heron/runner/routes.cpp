@@ -59,6 +59,7 @@ std::shared_ptr<CompletionJob> make_job(const json& body, const ModelHost& host)
   job->options.max_tokens = p.num_predict < 0 ? -1 : p.num_predict;
   job->options.sampling = p.sampling;
   job->options.logprobs = p.logprobs;
+  job->options.speculate = p.speculation;
   job->options.context_length = context;
   job->stop = p.stop;
   return job;

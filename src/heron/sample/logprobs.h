@@ -8,12 +8,12 @@
 namespace heron::sample {
 
 struct TokenLogprobs {
-  mlx::core::array logprob;                      // float32 [1]: of the chosen token
-  std::optional<mlx::core::array> top_ids;       // int32 [1, K], most likely first
-  std::optional<mlx::core::array> top_logprobs;  // float32 [1, K]
+  mlx::core::array logprob;                      // float32 [R]: of each row's chosen token
+  std::optional<mlx::core::array> top_ids;       // int32 [R, K], most likely first
+  std::optional<mlx::core::array> top_logprobs;  // float32 [R, K]
 };
 
-// logits [1, V] (any float type); token int32 [1]; top >= 0.
+// logits [R, V] (any float type); token int32 [R]; top >= 0.
 TokenLogprobs compute_logprobs(const mlx::core::array& logits, const mlx::core::array& token,
                                int top);
 

@@ -1,8 +1,8 @@
 #pragma once
 // Turns logits into the next token on the device, without a host round trip, so the
-// decode loop can dispatch step n+1 before it reads token n.
-// Order (DESIGN.md "Sampling"): penalties -> (temperature 0: argmax) -> top-k ->
-// softmax(x/T) in fp32 -> top-p -> min-p -> renormalize -> draw.
+// decode loop can dispatch step n+1 before it reads token n. The filters are filter.h's;
+// generated position i draws with its own key, so a speculative round that verifies
+// position i draws the same token the plain sampler would have.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -28,14 +28,20 @@ class Sampler {
   Draw sample(const mlx::core::array& logits);
   mlx::core::array operator()(const mlx::core::array& logits) { return sample(logits).token; }
 
+  // The generated position the next draw is for (after a speculative round drew some).
+  void set_position(uint64_t position) { position_ = position; }
+  uint64_t position() const { return position_; }
+  uint64_t seed() const { return seed_; }
+  const SamplingOptions& options() const { return options_; }
+  const LogprobOptions& logprob_options() const { return logprob_options_; }
+
  private:
-  mlx::core::array draw(mlx::core::array logits);
   void remember(const mlx::core::array& token);
 
   SamplingOptions options_;
   LogprobOptions logprob_options_;
   uint64_t seed_;
-  uint64_t step_ = 0;                        // each draw gets its own key derived from (seed, step)
+  uint64_t position_ = 0;                    // of the next draw
   std::optional<mlx::core::array> history_;  // int32 [1, n]: the penalty window
 };
 

@@ -1,0 +1,128 @@
+#include "heron/engine/speculative_decoder.h"
+
+#include <mlx/ops.h>
+
+#include "heron/engine/token_read.h"
+#include "heron/sample/filter.h"
+#include "heron/sample/penalties.h"
+#include "heron/sample/verify.h"
+
+namespace heron::engine {
+
+namespace mx = mlx::core;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The proposal without its first token (which the target just committed).
+std::optional<spec::Draft> after_first(spec::Draft draft) {
+  if (draft.tokens.size() < 2) return std::nullopt;
+  draft.tokens.erase(draft.tokens.begin());
+  if (draft.probs) {
+    const int n = draft.probs->shape(0);
+    draft.probs = mx::slice(*draft.probs, {1, 0}, {n, draft.probs->shape(1)});
+  }
+  return draft;
+}
+
+// The first n tokens of a proposal.
+spec::Draft truncated(spec::Draft draft, int n) {
+  if (static_cast<int>(draft.tokens.size()) <= n) return draft;
+  draft.tokens.resize(static_cast<size_t>(n));
+  if (draft.probs) draft.probs = mx::slice(*draft.probs, {0, 0}, {n, draft.probs->shape(1)});
+  return draft;
+}
+
+}  // namespace
+
+SpeculativeDecoder::SpeculativeDecoder(Sequence& sequence, PlainDecoder& plain,
+                                       spec::Drafter& drafter, spec::DepthController& controller)
+    : seq_(sequence), plain_(plain), drafter_(drafter), controller_(controller) {}
+
+void SpeculativeDecoder::committed(const std::vector<TokenStep>& steps) {
+  std::vector<int> ids;
+  for (const auto& s : steps) ids.push_back(s.id);
+  drafter_.committed(ids);
+}
+
+std::vector<TokenStep> SpeculativeDecoder::plain_step(int remaining) {
+  const bool pipelined = plain_.in_flight();
+  auto steps = plain_.next(remaining);
+  const auto now = Clock::now();
+  // In steady state a pipelined step costs the time between two of them.
+  if (pipelined && last_plain_) {
+    controller_.observe_plain(std::chrono::duration<double>(now - *last_plain_).count());
+  }
+  last_plain_ = plain_.in_flight() ? std::optional(now) : std::nullopt;
+  committed(steps);
+  return steps;
+}
+
+std::vector<TokenStep> SpeculativeDecoder::next(int remaining) {
+  const int depth = controller_.choose(remaining - 1);
+  auto stash = std::exchange(stashed_, std::nullopt);
+  if (depth == 0) return plain_step(remaining);
+  const auto start = Clock::now();
+  spec::Draft draft = stash ? std::move(*stash) : drafter_.propose(depth);
+  const double draft_seconds = stash ? stashed_seconds_ : seconds_since(start);
+  if (draft.empty()) return plain_step(remaining);
+  draft = truncated(std::move(draft), depth);
+  if (plain_.in_flight()) {
+    // The step in flight commits first; the proposal stays good if it foresaw that token.
+    auto steps = plain_.drain();
+    last_plain_.reset();
+    committed(steps);
+    if (steps[0].id == draft.tokens[0]) {
+      stashed_ = after_first(std::move(draft));
+      stashed_seconds_ = draft_seconds;
+    }
+    return steps;
+  }
+  return round(std::move(draft), draft_seconds);
+}
+
+std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft_seconds) {
+  const auto start = Clock::now();
+  auto& sampler = seq_.sampler;
+  const int n = static_cast<int>(draft.tokens.size());
+  std::vector<int> input{seq_.tokens.back()};
+  input.insert(input.end(), draft.tokens.begin(), draft.tokens.end());
+  auto& caches = seq_.cache.caches();
+  auto logits = seq_.model.forward(model::Batch::single(input, seq_.offset()), caches).logits;
+  const int vocab = logits.shape(-1);
+  auto raw = mx::reshape(logits, {n + 1, vocab});
+  const auto& options = sampler.options();
+  auto target = sample::filter_rows(
+      mx::astype(raw, mx::float32), options,
+      sample::penalty_windows(seq_.tokens, draft.tokens, n + 1, options, vocab));
+  auto verdict =
+      sample::verify(target, draft.tokens, draft.probs, sampler.seed(), sampler.position());
+  std::optional<sample::TokenLogprobs> logprobs;
+  if (sampler.logprob_options().enabled) {
+    logprobs = sample::compute_logprobs(raw, verdict.tokens, sampler.logprob_options().top);
+  }
+  const TokenRows rows(verdict.tokens, logprobs, {verdict.accepted});
+  const int accepted = verdict.accepted.item<int32_t>();
+
+  // The caches took the current token and every draft; keep what was accepted.
+  for (auto& c : caches) c->rewind(n - accepted);
+  seq_.cache.append(std::span(input.data(), static_cast<size_t>(accepted) + 1));
+  std::vector<TokenStep> steps;
+  for (int r = 0; r <= accepted; ++r) {
+    steps.push_back(rows[r]);
+    seq_.tokens.push_back(steps.back().id);
+  }
+  sampler.set_position(sampler.position() + static_cast<uint64_t>(accepted) + 1);
+  sampler.set_history(seq_.tokens);
+  committed(steps);
+  controller_.observe_round(n, accepted, draft_seconds, seconds_since(start));
+  ++stats_.rounds;
+  stats_.drafted += n;
+  stats_.accepted += accepted;
+  return steps;
+}
+
+}  // namespace heron::engine
