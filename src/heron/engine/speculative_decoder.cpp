@@ -4,6 +4,7 @@
 
 #include "heron/engine/token_read.h"
 #include "heron/sample/filter.h"
+#include "heron/sample/keyed_random.h"
 #include "heron/sample/penalties.h"
 #include "heron/sample/verify.h"
 
@@ -98,14 +99,18 @@ std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft
   auto target = sample::filter_rows(
       mx::astype(raw, mx::float32), options,
       sample::penalty_windows(seq_.tokens, draft.tokens, n + 1, options, vocab));
-  auto verdict =
-      sample::verify(target, draft.tokens, draft.probs, sampler.seed(), sampler.position());
+  std::optional<mx::array> q;
+  if (draft.probs) q = mx::expand_dims(*draft.probs, 0);
+  auto verdict = sample::verify(target, mx::array(draft.tokens.data(), {1, n}, mx::int32), q,
+                                sample::position_keys(sampler.seed(), sampler.position(), n + 1));
+  auto tokens = mx::reshape(verdict.tokens, {n + 1});
+  auto accepted_count = mx::reshape(verdict.accepted, {});
   std::optional<sample::TokenLogprobs> logprobs;
   if (sampler.logprob_options().enabled) {
-    logprobs = sample::compute_logprobs(raw, verdict.tokens, sampler.logprob_options().top);
+    logprobs = sample::compute_logprobs(raw, tokens, sampler.logprob_options().top);
   }
-  const TokenRows rows(verdict.tokens, logprobs, {verdict.accepted});
-  const int accepted = verdict.accepted.item<int32_t>();
+  const TokenRows rows(tokens, logprobs, {accepted_count});
+  const int accepted = accepted_count.item<int32_t>();
 
   // The caches took the current token and every draft; keep what was accepted.
   for (auto& c : caches) c->rewind(n - accepted);

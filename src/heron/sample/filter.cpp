@@ -3,29 +3,13 @@
 #include <limits>
 
 #include <mlx/ops.h>
-#include <mlx/random.h>
 
+#include "heron/sample/keyed_random.h"
 #include "heron/sample/penalties.h"
 
 namespace heron::sample {
 
 namespace mx = mlx::core;
-
-namespace {
-
-// splitmix64: decorrelates (seed, position) pairs into independent key seeds.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
-mx::array position_key(uint64_t seed, uint64_t position, uint64_t salt) {
-  return mx::random::key(mix(seed ^ mix(position ^ mix(salt))));
-}
 
 Filtered filter_rows(mx::array logits, const SamplingOptions& options,
                      const std::optional<mx::array>& windows) {
@@ -56,17 +40,10 @@ Filtered filter_rows(mx::array logits, const SamplingOptions& options,
   return {sorted, mx::astype(order, mx::int32), false};
 }
 
-mx::array Filtered::draw(uint64_t seed, uint64_t first_position) const {
+mx::array Filtered::draw(const mx::array& keys) const {
   if (greedy) return mx::astype(mx::argmax(logits, -1), mx::int32);
-  const int rows = logits.shape(0);
-  const int vocab = logits.shape(1);
-  std::vector<mx::array> picks;
-  for (int r = 0; r < rows; ++r) {
-    auto row = mx::slice(logits, {r, 0}, {r + 1, vocab});
-    picks.push_back(mx::random::categorical(row, -1, position_key(seed, first_position + r)));
-  }
-  auto pick = mx::concatenate(picks, 0);  // renormalizes what each row kept
-  if (!order) return mx::astype(pick, mx::int32);
+  auto pick = keyed_categorical(logits, keys, /*salt=*/0);  // renormalizes what each row kept
+  if (!order) return pick;
   auto token = mx::take_along_axis(*order, mx::expand_dims(pick, -1), -1);
   return mx::astype(mx::squeeze(token, -1), mx::int32);
 }

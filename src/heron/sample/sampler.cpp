@@ -7,6 +7,7 @@
 
 #include "heron/core/error.h"
 #include "heron/sample/filter.h"
+#include "heron/sample/keyed_random.h"
 
 namespace heron::sample {
 
@@ -69,8 +70,8 @@ void Sampler::remember(const mx::array& token) {
 Draw Sampler::sample(const mx::array& logits) {
   // One sequence: [1, V] whatever the model's leading dimensions.
   auto raw = mx::reshape(logits, {1, logits.shape(-1)});
-  auto token =
-      filter_rows(mx::astype(raw, mx::float32), options_, history_).draw(seed_, position_++);
+  auto token = filter_rows(mx::astype(raw, mx::float32), options_, history_)
+                   .draw(position_keys(seed_, position_++, 1));
   remember(token);
   Draw out{token, std::nullopt};
   if (logprob_options_.enabled) out.logprobs = compute_logprobs(raw, token, logprob_options_.top);
