@@ -161,6 +161,8 @@ def store_serve(heron_bin, store, tmp_path):
                 pytest.fail(log.read_text())
             time.sleep(0.1)
     yield client
+    # An idle keep-alive connection would hold the server's shutdown for its 5 s timeout.
+    client._client.close()
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout=15)
@@ -563,6 +565,7 @@ def test_openai_api_lists_store_models_and_applies_their_defaults(store_serve):
     assert r.usage.completion_tokens == 2 and r.choices[0].finish_reason == "length"
     r = client.chat.completions.create(model="oa", messages=ask, temperature=0, max_tokens=4)
     assert r.usage.completion_tokens == 4 and r.choices[0].finish_reason == "length"
+    client.close()  # its keep-alive connection would hold the server's shutdown for 5 s
 
 
 def test_other_quantizers_are_refused(create, tmp_path):

@@ -1,15 +1,22 @@
 // engine::generate with speculation on the tiny random llama: the same tokens as plain
-// decoding at fixed depths and under the controller, with prompt lookup and with a
-// scripted drafter that knows the plain continuation but gets every fourth token wrong
-// (point masses, and draft distributions q), greedy and seeded sampling with penalties
-// alike; num_predict honoured inside rounds; a prefix cache that continues exactly
-// where a cold run would.
+// decoding at fixed depths and under the controller, with prompt lookup, draft models
+// (itself, and the unrelated tiny qwen3 of the same vocabulary) and a scripted drafter
+// that knows the plain continuation but gets every fourth token wrong (point masses, and
+// draft distributions q), greedy and seeded sampling with penalties alike; with a
+// different draft model's q, the first three sampled tokens follow plain sampling's exact
+// distribution; num_predict honoured inside rounds; a prefix cache that continues
+// exactly where a cold run would.
 #include <gtest/gtest.h>
 #include <mlx/mlx.h>
 
+#include <map>
+
+#include "heron/core/error.h"
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
+#include "heron/sample/filter.h"
 #include "heron/spec/depth_controller.h"
+#include "heron/spec/draft_model.h"
 #include "heron/spec/prompt_lookup.h"
 
 namespace mx = mlx::core;
@@ -57,8 +64,13 @@ class SpeculativeDecode : public ::testing::Test {
   static void SetUpTestSuite() {
     loaded_ = new heron::model::LoadedModel(
         heron::model::load_model(HERON_FIXTURES "/models/tiny-llama"));
+    other_ = new heron::model::LoadedModel(
+        heron::model::load_model(HERON_FIXTURES "/models/tiny-qwen3"));
   }
-  static void TearDownTestSuite() { delete loaded_; }
+  static void TearDownTestSuite() {
+    delete loaded_;
+    delete other_;
+  }
 
   static std::unique_ptr<PrefixCache> fresh() {
     return std::make_unique<PrefixCache>(loaded_->model->make_caches(),
@@ -133,9 +145,12 @@ class SpeculativeDecode : public ::testing::Test {
       GenerateStats stats;
       ScriptedDrafter scripted(script, vocab(), with_q);
       heron::spec::PromptLookup lookup;
-      heron::spec::Drafter& d = std::string(drafter) == "scripted"
-                                    ? static_cast<heron::spec::Drafter&>(scripted)
-                                    : lookup;
+      heron::spec::DraftModel itself(*loaded_->model), other(*other_->model);
+      const std::string name = drafter;
+      heron::spec::Drafter& d = name == "scripted" ? static_cast<heron::spec::Drafter&>(scripted)
+                                : name == "itself" ? static_cast<heron::spec::Drafter&>(itself)
+                                : name == "other"  ? static_cast<heron::spec::Drafter&>(other)
+                                                   : lookup;
       const auto spec = run(*fresh(), prompt(), o, d, depth, &stats);
       const std::string at =
           std::string(drafter) + (depth ? " depth " + std::to_string(*depth) : " controller");
@@ -151,15 +166,23 @@ class SpeculativeDecode : public ::testing::Test {
       accepted += stats.speculation.accepted;
       rejected += stats.speculation.drafted - stats.speculation.accepted;
     }
-    // Both paths of a round ran.
-    EXPECT_GT(accepted, 0);
-    EXPECT_GT(rejected, 0);
+    // The paths of a round this drafter can take ran.
+    if (std::string(drafter) != "other") {
+      EXPECT_GT(accepted, 0);
+    }
+    if (std::string(drafter) == "itself") {
+      EXPECT_EQ(rejected, 0);
+    } else {
+      EXPECT_GT(rejected, 0);
+    }
   }
 
   static heron::model::LoadedModel* loaded_;
+  static heron::model::LoadedModel* other_;
 };
 
 heron::model::LoadedModel* SpeculativeDecode::loaded_ = nullptr;
+heron::model::LoadedModel* SpeculativeDecode::other_ = nullptr;
 
 }  // namespace
 
@@ -202,4 +225,115 @@ TEST_F(SpeculativeDecode, TheCacheAfterRoundsContinuesLikeAColdRun) {
   const auto warm = ids(run_lookup(*cache, next, options(20, 0.0f), 6, &warm_stats));
   EXPECT_GE(warm_stats.cached_tokens, static_cast<int>(prompt().size()));
   EXPECT_EQ(warm, ids(run_plain(next, options(20, 0.0f))));
+}
+
+TEST_F(SpeculativeDecode, DraftModelsGiveThePlainDecodersGreedyTokens) {
+  expect_same_as_plain(options(40, 0.0f), "itself", false);
+  expect_same_as_plain(options(40, 0.0f), "other", false);
+}
+
+TEST_F(SpeculativeDecode, ADraftModelThatIsTheTargetIsAlwaysAcceptedWhenSampling) {
+  // q == p at every position (the same model under the same filters), so min(1, p/q) = 1.
+  heron::spec::DraftModel itself(*loaded_->model);
+  auto o = options(40, 0.8f);
+  o.sampling.top_p = 0.9f;
+  GenerateStats stats;
+  EXPECT_EQ(run(*fresh(), prompt(), o, itself, 5, &stats).size(), 40u);
+  EXPECT_GT(stats.speculation.drafted, 20);
+  EXPECT_EQ(stats.speculation.accepted, stats.speculation.drafted);
+}
+
+// The exact distribution of plain sampling's first three tokens, over the tokens `keep`
+// leaves at each step, from the model's own logits.
+std::map<std::vector<int>, double> first_three(const heron::model::Model& model,
+                                               const std::vector<int>& prompt,
+                                               const heron::sample::SamplingOptions& options) {
+  std::map<std::vector<int>, double> out;
+  std::function<void(std::vector<int>, double)> expand = [&](std::vector<int> seq, double mass) {
+    if (seq.size() == prompt.size() + 3) {
+      out[{seq.end() - 3, seq.end()}] = mass;
+      return;
+    }
+    auto caches = model.make_caches();
+    auto logits =
+        model.forward(heron::model::Batch::single(seq, 0, heron::model::LogitsFor::Last), caches)
+            .logits;
+    const int vocab = logits.shape(-1);
+    auto p = heron::sample::filter_rows(mx::astype(mx::reshape(logits, {1, vocab}), mx::float32),
+                                        options, std::nullopt)
+                 .probs();
+    mx::eval(p);
+    for (int t = 0; t < vocab; ++t) {
+      if (const float pt = p.data<float>()[t]; pt > 0) {
+        auto next = seq;
+        next.push_back(t);
+        expand(next, mass * pt);
+      }
+    }
+  };
+  expand(prompt, 1.0);
+  return out;
+}
+
+// The target itself drafting at twice the temperature: the same support, other
+// probabilities, so every draft is a real test of min(1, p/q) and the residual.
+class HotterDraft : public heron::spec::DraftModel {
+ public:
+  using DraftModel::DraftModel;
+  void reset(const heron::sample::SamplingOptions& sampling) override {
+    auto hotter = sampling;
+    hotter.temperature *= 4;
+    DraftModel::reset(hotter);
+  }
+};
+
+TEST_F(SpeculativeDecode, ADifferentDraftDistributionSamplesThePlainDistribution) {
+  // 1,000 seeded runs of three tokens drafting two at a time; the triples' Pearson
+  // chi-square against the exact distribution, at a false-failure rate of 1e-6 (27
+  // cells: the critical value for 26 degrees of freedom is 75.55).
+  auto o = options(3, 0.25f);
+  o.sampling.top_k = 3;
+  o.logprobs = {};
+  const auto exact = first_three(*loaded_->model, prompt(), o.sampling);
+  ASSERT_EQ(exact.size(), 27u);
+  constexpr int kRuns = 1000;
+  std::map<std::vector<int>, double> seen;
+  HotterDraft hotter(*loaded_->model);
+  auto cache = fresh();
+  int accepted = 0, rejected = 0;
+  for (int r = 0; r < kRuns; ++r) {
+    o.sampling.seed = static_cast<uint64_t>(r);
+    GenerateStats stats;
+    seen[ids(run(*cache, prompt(), o, hotter, 2, &stats))] += 1;
+    accepted += stats.speculation.accepted;
+    rejected += stats.speculation.drafted - stats.speculation.accepted;
+  }
+  // Both paths ran often.
+  EXPECT_GT(accepted, 200);
+  EXPECT_GT(rejected, 100);
+  double chi = 0;
+  for (const auto& [triple, p] : exact) {
+    const double expected = kRuns * p;
+    ASSERT_GE(expected, 5);
+    chi += (seen[triple] - expected) * (seen[triple] - expected) / expected;
+  }
+  EXPECT_EQ(seen.size(), exact.size()) << "a triple outside the target's support";
+  EXPECT_LT(chi, 75.55);
+}
+
+TEST(DraftVocabulary, ADifferentVocabularyIsRefusedNamingBothSizes) {
+  heron::model::ModelConfig target, draft;
+  target.vocab_size = 49152;
+  draft.vocab_size = 32000;
+  try {
+    heron::spec::check_draft_vocabulary(target, draft, "small");
+    FAIL() << "no error";
+  } catch (const heron::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("small has a vocabulary of 32000 tokens"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("49152"), std::string::npos) << e.what();
+  }
+  draft.vocab_size = 49152;
+  EXPECT_NO_THROW(heron::spec::check_draft_vocabulary(target, draft, "small"));
 }

@@ -16,7 +16,9 @@
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
 #include "heron/runner/cache_setup.h"
+#include "heron/runner/draft_setup.h"
 #include "heron/spec/cost_file.h"
+#include "heron/spec/draft_model.h"
 #include "heron/spec/prompt_lookup.h"
 #include "heron/store/store.h"
 #include "heron/template/chat_prompt.h"
@@ -39,6 +41,9 @@ const std::vector<FlagSpec> kFlags = {
     {"raw", false, "send the prompt as is (with the tokenizer's BOS), without the chat template"},
     {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
     {"speculation", true, "on or off: speculative decoding (default $HERON_SPECULATION, on)"},
+    {"draft", true,
+     "a smaller model with the same vocabulary that drafts for speculative decoding "
+     "(default: the model's stored draft, else prompt lookup)"},
     {"draft-depth", true,
      "speculate this many tokens every round instead of the depth controller's choice"},
     {"stats-json", false, "print the statistics as one JSON line on stderr"},
@@ -117,6 +122,9 @@ int run_generate(const std::vector<std::string>& argv) {
   if (args.has("draft-depth")) {
     depth_options.fixed_depth = static_cast<int>(args.get_int("draft-depth", 0, 0, 1 << 16));
   }
+  std::optional<std::filesystem::path> draft_path;
+  if (auto d = args.get("draft")) draft_path = builtin_model_path(*d).value_or(*d);
+  if (draft_path && !speculate) throw UsageError("--draft needs speculation on");
   const bool raw = args.has("raw");
   const auto system = args.get("system");
 
@@ -137,16 +145,23 @@ int run_generate(const std::vector<std::string>& argv) {
       // The template writes its own special tokens (as transformers' apply_chat_template).
       auto ids = tok.encode(text, /*add_special=*/raw, /*parse_special=*/true);
       cache::PrefixCache cache(loaded.model->make_caches(), {});
+      std::optional<runner::LoadedDraft> draft;
+      if (speculate) {
+        draft = runner::load_draft(model_path, loaded.model->config(), draft_path, load_options);
+      }
       spec::PromptLookup lookup;
+      std::optional<spec::DraftModel> draft_model;
+      if (draft) draft_model.emplace(*draft->loaded.model);
       spec::DepthController controller(depth_options);
       const auto costs =
-          spec::cost_file(store::Store::default_root(), runner::model_cache_key(model_path));
+          spec::cost_file(store::Store::default_root(), runner::speculation_key(model_path, draft));
       try {
         spec::load_costs(costs, controller);
       } catch (const Error& e) {
         std::cerr << "heron: speculation costs start fresh: " << e.what() << std::endl;
       }
-      engine::Speculation speculation{lookup, controller};
+      engine::Speculation speculation{
+          draft_model ? static_cast<spec::Drafter&>(*draft_model) : lookup, controller};
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");
       done.done = true;

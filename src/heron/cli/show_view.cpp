@@ -58,6 +58,19 @@ void print_model_overview(std::ostream& out, const json& show) {
   add("format", text(details, "format"));
   section(out, "Model", model);
 
+  // The draft model that speculates for it (Modelfile DRAFT).
+  const json draft = show.value("draft", json::object());
+  const json draft_details = draft.value("details", json::object());
+  std::vector<std::vector<std::string>> draft_rows;
+  auto add_draft = [&](const std::string& label, const std::string& value) {
+    if (!value.empty()) draft_rows.push_back({label, value});
+  };
+  add_draft("from", text(draft, "from"));
+  add_draft("architecture", text(draft_details, "family"));
+  add_draft("parameters", text(draft_details, "parameter_size"));
+  add_draft("quantization", text(draft_details, "quantization_level"));
+  section(out, "Draft", draft_rows);
+
   std::vector<std::vector<std::string>> capabilities;
   if (show.contains("capabilities") && show["capabilities"].is_array()) {
     for (const auto& c : show["capabilities"]) {

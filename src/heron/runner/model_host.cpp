@@ -27,6 +27,8 @@ ModelHost::~ModelHost() {
   worker_
       .submit([this] {
         cache_.reset();
+        draft_model_.reset();
+        draft_.reset();
         loaded_.model.reset();
       })
       .wait();
@@ -48,8 +50,12 @@ void ModelHost::load() {
         cache_ =
             std::make_unique<cache::PrefixCache>(loaded_.model->make_caches(), std::move(options));
         chat_format_ = chat::ChatFormat::from_tokenizer(*loaded_.tokenizer).to_json();
+        if (speculation_.enabled) {
+          draft_ = load_draft(path_, loaded_.model->config(), std::nullopt, {});
+          if (draft_) draft_model_.emplace(*draft_->loaded.model);
+        }
         if (speculation_.enabled && speculation_.store_root) {
-          costs_file_ = spec::cost_file(*speculation_.store_root, model_cache_key(path_));
+          costs_file_ = spec::cost_file(*speculation_.store_root, speculation_key(path_, draft_));
           try {
             spec::load_costs(*costs_file_, controller_);
           } catch (const Error& e) {
@@ -146,7 +152,8 @@ void ModelHost::run(CompletionJob& job) {
       e.piece = std::move(piece);
       job.events.push(std::move(e));
     };
-    engine::Speculation speculation{lookup_, controller_};
+    engine::Speculation speculation{
+        draft_model_ ? static_cast<spec::Drafter&>(*draft_model_) : lookup_, controller_};
     auto stats = engine::generate(
         *loaded_.model, *cache_, job.prompt, options,
         [&](const engine::TokenStep& step) {

@@ -14,7 +14,9 @@
 #include "heron/core/worker.h"
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
+#include "heron/runner/draft_setup.h"
 #include "heron/spec/depth_controller.h"
+#include "heron/spec/draft_model.h"
 #include "heron/spec/prompt_lookup.h"
 
 namespace heron::runner {
@@ -63,8 +65,10 @@ class ModelHost {
   CacheSettings cache_settings_;
   std::unique_ptr<cache::PrefixCache> cache_;  // every conversation, on the MLX thread
   SpeculationSettings speculation_;
-  spec::PromptLookup lookup_;         // the drafter of a model without a better one
-  spec::DepthController controller_;  // its tables belong to the model and machine
+  spec::PromptLookup lookup_;                    // the drafter of a model without a draft
+  std::optional<LoadedDraft> draft_;             // its stored draft model, when it has one
+  std::optional<spec::DraftModel> draft_model_;  // ... drafting
+  spec::DepthController controller_;             // its tables belong to the model and machine
   std::optional<std::filesystem::path> costs_file_;
   std::atomic<int> queued_{0};
   mutable std::mutex status_mu_;

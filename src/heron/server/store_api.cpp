@@ -276,8 +276,13 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
   const auto settings = store::ModelSettings::from_json(s->settings.value("settings", json()));
   std::string license;
   for (const auto& l : settings.licenses) license += (license.empty() ? "" : "\n") + l;
+  std::optional<std::string> draft_from;
+  if (s->settings.contains("draft") && s->settings["draft"].contains("from")) {
+    draft_from = s->settings["draft"]["from"].get<std::string>();
+  }
   json out = {
-      {"modelfile", store::render_modelfile(s->settings.value("from", r.name), settings)},
+      {"modelfile",
+       store::render_modelfile(s->settings.value("from", r.name), settings, draft_from)},
       {"parameters", parameters_text(settings.parameters)},
       {"template", settings.chat_template ? *settings.chat_template
                                           : store::own_chat_template(store::files_of_manifest(

@@ -238,9 +238,11 @@ ModelSettings ModelSettings::from_json(const json& j) {
   return s;
 }
 
-std::string render_modelfile(const std::string& from, const ModelSettings& s) {
+std::string render_modelfile(const std::string& from, const ModelSettings& s,
+                             const std::optional<std::string>& draft) {
   auto block = [](const std::string& text) { return "\"\"\"" + text + "\"\"\""; };
   std::string out = "FROM " + from + "\n";
+  if (draft) out += "DRAFT " + *draft + "\n";
   if (s.chat_template) out += "TEMPLATE " + block(*s.chat_template) + "\n";
   if (s.system) out += "SYSTEM " + block(*s.system) + "\n";
   for (const auto& [name, value] : s.parameters.items()) {

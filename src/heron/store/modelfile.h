@@ -56,6 +56,7 @@ void add_parameter_text(nlohmann::json& parameters, const std::string& name,
 bool is_message_role(const std::string& role);
 
 // A Modelfile that recreates `settings` on top of FROM `from` (for /api/show).
-std::string render_modelfile(const std::string& from, const ModelSettings& settings);
+std::string render_modelfile(const std::string& from, const ModelSettings& settings,
+                             const std::optional<std::string>& draft = std::nullopt);
 
 }  // namespace heron::store
