@@ -632,3 +632,48 @@ def test_show_reports_the_template_the_model_uses(store_serve, create, heron_bin
     r = subprocess.run([str(heron_bin), "show", "default", "--template"], capture_output=True,
                        text=True, env=dict(os.environ, HERON_HOST=host), timeout=60)
     assert r.returncode == 0 and r.stdout == smol + "\n", r.stderr
+
+
+def test_a_stored_draft_is_shown_and_speculates_for_its_model(store_serve, create, heron_bin,
+                                                            store):
+    """Modelfile DRAFT: /api/show and `heron show` report the draft and its DRAFT line, and
+    the runner drafts with it: greedy text equals the model's without a draft."""
+    c = store_serve
+    assert create("solo", f"FROM {MODELS / 'tiny-llama'}\n").returncode == 0
+    r = create("pair", f"FROM {MODELS / 'tiny-llama'}\nDRAFT {MODELS / 'tiny-qwen3'}\n",
+               "--draft-quantize", "int8")
+    assert r.returncode == 0, r.stderr
+    shown = c.show("pair")
+    assert f"DRAFT {MODELS / 'tiny-qwen3'}\n" in shown.modelfile
+    assert "DRAFT" not in c.show("solo").modelfile
+    raw = requests_show(c.url, "pair")
+    assert raw["draft"]["details"]["family"] == "qwen3"
+    assert raw["draft"]["details"]["quantization_level"] == "int8", raw["draft"]
+    host = c.url.removeprefix("http://")
+    env = dict(os.environ, HERON_HOST=host)
+    out = subprocess.run([str(heron_bin), "show", "pair"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    draft_section = out.stdout.split("  Draft\n", 1)[1].split("\n\n", 1)[0]
+    assert "qwen3" in draft_section and "int8" in draft_section, out.stdout
+    out = subprocess.run([str(heron_bin), "show", "pair", "--modelfile"], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert f"DRAFT {MODELS / 'tiny-qwen3'}\n" in out.stdout
+    greedy = {"temperature": 0, "num_predict": 24, "repeat_penalty": 1}
+    ask = "hello there"
+    # The final line says how the draft did (heron's addition to Ollama's statistics).
+    final = post_json(c.url + "/api/generate",
+                      {"model": "pair", "prompt": ask, "stream": False, "options": greedy})
+    assert final["speculation"]["rounds"] > 0 and final["speculation"]["drafted"] > 0, final
+    assert final["response"] == c.generate(model="solo", prompt=ask, options=greedy).response
+
+
+def post_json(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def requests_show(url, model):
+    return post_json(url + "/api/show", {"model": model})

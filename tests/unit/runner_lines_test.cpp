@@ -20,18 +20,23 @@ TEST(RunnerLines, LinesSplitAcrossPieces) {
 }
 
 TEST(RunnerLines, MalformedOrMisshapenLinesAreBroken) {
-  for (const char* text : {"{", "[1, 2]", "\"text\"", "{\"content\": 5}", "{\"done\": \"yes\"}",
-                           "{\"eval_count\": -1}", "{\"prompt_eval_count\": 2000000000}",
-                           "{\"logprobs\": [5]}", "{\"logprobs\": [{\"bytes\": [256]}]}",
-                           "{\"logprobs\": [{\"top_logprobs\": [{\"token\": 1}]}]}",
-                           "{\"error\": {\"status\": 200, \"message\": \"x\"}}",
-                           "{\"error\": {\"status\": 500, \"message\": 1}}", "{\"error\": 7}"}) {
+  for (const char* text :
+       {"{", "[1, 2]", "\"text\"", "{\"content\": 5}", "{\"done\": \"yes\"}",
+        "{\"eval_count\": -1}", "{\"prompt_eval_count\": 2000000000}", "{\"logprobs\": [5]}",
+        "{\"logprobs\": [{\"bytes\": [256]}]}",
+        "{\"logprobs\": [{\"top_logprobs\": [{\"token\": 1}]}]}",
+        "{\"error\": {\"status\": 200, \"message\": \"x\"}}",
+        "{\"error\": {\"status\": 500, \"message\": 1}}", "{\"error\": 7}", "{\"speculation\": 3}",
+        "{\"speculation\": {\"rounds\": -2}}", "{\"speculation\": {\"accepted\": \"all\"}}"}) {
     const auto line = parse_runner_line(text);
     EXPECT_TRUE(line.broken) << text;
     EXPECT_NE(line.why.find("malformed"), std::string::npos) << text;
   }
   EXPECT_FALSE(parse_runner_line("{\"error\": {\"status\": 503, \"message\": \"busy\"}}").broken);
   EXPECT_FALSE(parse_runner_line("{\"error\": \"plain\"}").broken);
+  EXPECT_FALSE(
+      parse_runner_line("{\"speculation\": {\"rounds\": 2, \"drafted\": 6, \"accepted\": 3}}")
+          .broken);
 }
 
 TEST(RunnerLines, NothingAfterABrokenLine) {

@@ -37,6 +37,18 @@ void print_timing_stats(std::ostream& out, const nlohmann::json& f) {
   out << "eval count:           " << count << " token(s)\n";
   out << "eval duration:        " << go_duration(ns) << "\n";
   rate(out, "eval rate:            ", count, ns);
+  if (f.contains("speculation") && f["speculation"].is_object()) {
+    const auto& sp = f["speculation"];
+    const int64_t rounds = number(sp, "rounds");
+    if (rounds > 0) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%lld rounds, mean depth %.2f, mean accepted %.2f",
+                    static_cast<long long>(rounds),
+                    static_cast<double>(number(sp, "drafted")) / static_cast<double>(rounds),
+                    static_cast<double>(number(sp, "accepted")) / static_cast<double>(rounds));
+      out << "speculation:          " << buf << "\n";
+    }
+  }
 }
 
 }  // namespace heron::cli

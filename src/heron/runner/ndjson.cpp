@@ -47,6 +47,10 @@ nlohmann::json event_json(const CompletionEvent& e) {
     j["cached_tokens"] = s.cached_tokens;
     j["eval_count"] = s.decode_tokens;
     j["eval_duration"] = nanos(s.decode_seconds);
+    if (const auto& sp = s.speculation; sp.rounds > 0) {
+      j["speculation"] = {
+          {"rounds", sp.rounds}, {"drafted", sp.drafted}, {"accepted", sp.accepted}};
+    }
   }
   return j;
 }

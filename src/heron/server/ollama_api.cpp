@@ -46,6 +46,8 @@ void add_stats(json& j, const json& final_line, const CompletionCall& call) {
   }
   // heron's addition: how many of prompt_eval_count the prefix cache supplied.
   j["cached_tokens"] = final_line.value("cached_tokens", int64_t{0});
+  // And how speculative decoding went, when it ran.
+  if (final_line.contains("speculation")) j["speculation"] = final_line["speculation"];
 }
 
 std::string ndjson(const json& j) {

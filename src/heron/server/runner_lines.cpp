@@ -58,6 +58,12 @@ void check_shape(const json& line) {
   for (const char* k : {"prompt_eval_duration", "eval_duration"}) {
     http::get_int(line, k, k, 0, INT64_MAX);
   }
+  if (const json* sp = http::field(line, "speculation")) {
+    if (!sp->is_object()) throw http::bad_request("speculation must be an object");
+    for (const char* k : {"rounds", "drafted", "accepted"}) {
+      http::get_int(*sp, k, std::string("speculation.") + k, 0, INT32_MAX / 2);
+    }
+  }
   check_logprobs(line);
   check_error(line);
 }

@@ -1,0 +1,107 @@
+"""Speculative decoding through `heron generate`: prompt lookup and draft models give the
+text plain decoding gives (greedy, and seeded sampling with prompt lookup), statistics
+report the rounds, and bad flags, drafts and HERON_SPECULATION values are refused."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES
+
+TINY_QWEN3 = FIXTURES / "models" / "tiny-qwen3"
+# Output that repeats the input, so prompt lookup has something to propose.
+ECHO = ("Repeat this list exactly: apple, banana, cherry, date, elderberry, fig, grape, "
+        "apple, banana, cherry, date, elderberry, fig, grape.")
+
+
+@pytest.fixture
+def generate(heron_bin, tmp_path):
+    """heron generate with its own store (where the depth controller keeps its costs)."""
+    env = dict(os.environ, HERON_MODELS=str(tmp_path / "store"))
+
+    def _generate(*args, extra_env=None):
+        return subprocess.run([str(heron_bin), "generate", *map(str, args)], capture_output=True,
+                              text=True, timeout=300, env=dict(env, **(extra_env or {})))
+
+    return _generate
+
+
+def stats_of(result):
+    return json.loads(result.stderr.strip().splitlines()[-1])
+
+
+def test_prompt_lookup_gives_the_plain_text_on_smollm2(generate):
+    common = ["--model", "default", "--prompt", ECHO, "--max-tokens", "64", "--stats-json"]
+    for sampling in (["--temperature", "0"], ["--temperature", "0.7", "--top-k", "40", "--seed", "3"]):
+        plain = generate(*common, *sampling, "--speculation", "off")
+        assert plain.returncode == 0, plain.stderr
+        assert stats_of(plain)["speculation"]["rounds"] == 0
+        for depth in ([], ["--draft-depth", "4"]):
+            spec = generate(*common, *sampling, *depth)
+            assert spec.returncode == 0, spec.stderr
+            assert spec.stdout == plain.stdout
+    # The echo is drafted and accepted.
+    stats = stats_of(generate(*common, "--temperature", "0", "--draft-depth", "4"))
+    assert stats["speculation"]["rounds"] > 0
+    assert stats["speculation"]["accepted"] > stats["speculation"]["rounds"]
+
+
+@pytest.mark.parametrize("draft", ["tiny-llama", "tiny-qwen3"])
+def test_draft_models_give_the_plain_text(generate, tiny_llama, draft):
+    common = ["--model", tiny_llama, "--prompt", "hello there", "--max-tokens", "24",
+              "--ignore-eos", "--temperature", "0", "--stats-json"]
+    plain = generate(*common, "--speculation", "off")
+    assert plain.returncode == 0, plain.stderr
+    spec = generate(*common, "--draft", FIXTURES / "models" / draft, "--draft-depth", "3")
+    assert spec.returncode == 0, spec.stderr
+    assert spec.stdout == plain.stdout
+    s = stats_of(spec)["speculation"]
+    assert s["rounds"] > 0
+    if draft == "tiny-llama":  # the model drafting for itself: every draft is accepted
+        assert s["accepted"] == s["drafted"]
+    # The human-readable line.
+    human = generate(*common[:-1], "--draft", FIXTURES / "models" / draft, "--draft-depth", "3")
+    assert re.search(r"^speculation: \d+ rounds, mean depth [23]\.\d\d, mean accepted \d\.\d\d "
+                     r"\(\d\.\d\d tokens per round\)$", human.stderr, re.M), human.stderr
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--speculation", "maybe"], "--speculation must be on or off"),
+    (["--draft-depth", "-1"], "--draft-depth must be between 0 and"),
+    (["--draft", str(TINY_QWEN3), "--speculation", "off"], "--draft needs speculation on"),
+])
+def test_bad_speculation_flags_are_usage_errors(generate, tiny_llama, flags, message):
+    r = generate("--model", tiny_llama, "--prompt", "hi", *flags)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_bad_environment_value_is_a_usage_error(generate, tiny_llama):
+    r = generate("--model", tiny_llama, "--prompt", "hi", extra_env={"HERON_SPECULATION": "maybe"})
+    assert r.returncode == 2 and "HERON_SPECULATION" in r.stderr, r.stderr
+    r = generate("--model", tiny_llama, "--prompt", "hi", "--max-tokens", "3",
+                 extra_env={"HERON_SPECULATION": "off"})
+    assert r.returncode == 0, r.stderr
+
+
+def test_bad_drafts_are_refused_with_their_reason(generate, tiny_llama):
+    r = generate("--model", tiny_llama, "--prompt", "hi", "--draft", "/nonexistent/draft.gguf")
+    assert r.returncode == 1 and "/nonexistent/draft.gguf: no such file or directory" in r.stderr
+    r = generate("--model", "default", "--prompt", "hi", "--draft", tiny_llama)
+    assert r.returncode == 1, r.stderr
+    assert "has a vocabulary of 512 tokens, the model it drafts for 49152" in r.stderr, r.stderr
+
+
+def test_unreadable_cost_tables_start_fresh(generate, tiny_llama, tmp_path):
+    common = ["--model", tiny_llama, "--prompt", "hello hello hello hello", "--max-tokens", "16",
+              "--ignore-eos", "--temperature", "0"]
+    first = generate(*common)
+    assert first.returncode == 0, first.stderr
+    tables = list((tmp_path / "store" / "speculation").glob("*.json"))
+    assert len(tables) == 1 and json.loads(tables[0].read_text())["version"] == 1
+    tables[0].write_text("{not json")
+    again = generate(*common)
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert "speculation costs start fresh" in again.stderr
+    assert json.loads(tables[0].read_text())["version"] == 1  # rewritten
