@@ -666,6 +666,14 @@ def test_a_stored_draft_is_shown_and_speculates_for_its_model(store_serve, creat
                       {"model": "pair", "prompt": ask, "stream": False, "options": greedy})
     assert final["speculation"]["rounds"] > 0 and final["speculation"]["drafted"] > 0, final
     assert final["response"] == c.generate(model="solo", prompt=ask, options=greedy).response
+    # The request option turns it off; a bad value is the client's error.
+    off = post_json(c.url + "/api/generate", {"model": "pair", "prompt": ask, "stream": False,
+                                              "options": dict(greedy, speculation=False)})
+    assert "speculation" not in off and off["response"] == final["response"]
+    with pytest.raises(urllib.error.HTTPError) as bad:
+        post_json(c.url + "/api/generate", {"model": "pair", "prompt": ask, "stream": False,
+                                            "options": {"speculation": "no"}})
+    assert bad.value.code == 400 and b"speculation" in bad.value.read()
 
 
 def post_json(url, body):
