@@ -74,7 +74,7 @@ TEST_P(QuantizedMatmul, MatchesMlxForAllBitsGroupsAndRowCounts) {
     for (int group : {32, 64, 128}) {
       for (int N : {192, 197}) {  // 197: tails of the 4-row blocks and of the tiles
         const auto q = quantize(N, K, group, bits, seed++);
-        for (int M : {1, 2, 7, 37}) {
+        for (int M : {1, 2, 3, 4, 5, 7, 37}) {
           SCOPED_TRACE("bits " + std::to_string(bits) + " group " + std::to_string(group) + " N " +
                        std::to_string(N) + " M " + std::to_string(M));
           EXPECT_LE(relative_error(random_x({M, K}, seed++), q, group, bits), kTol);
@@ -89,7 +89,8 @@ TEST_P(QuantizedMatmul, MatchesMlxOnSmolLM2Shapes) {
     int M, N, K, bits;
   };
   for (auto c : {Case{300, 1536, 576, 4}, Case{300, 576, 1536, 4}, Case{1, 576, 576, 4},
-                 Case{7, 1536, 576, 4}, Case{1, 49152, 576, 8}, Case{3, 49152, 576, 8}}) {
+                 Case{7, 1536, 576, 4}, Case{4, 576, 1536, 4}, Case{1, 49152, 576, 8},
+                 Case{3, 49152, 576, 8}}) {
     SCOPED_TRACE("M " + std::to_string(c.M) + " N " + std::to_string(c.N) + " K " +
                  std::to_string(c.K) + " bits " + std::to_string(c.bits));
     const auto q = quantize(c.N, c.K, 32, c.bits, 100);

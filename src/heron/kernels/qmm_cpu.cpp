@@ -38,6 +38,8 @@ void qmm_cpu(const QmmArgs& a) {
     qmm_scalar(a, pool);
   } else if (a.M == 1) {
     qmv_avx2(a, pool);
+  } else if (a.M <= kFewRows) {
+    qmv_few_avx2(a, pool);
   } else {
     qmm_avx2(a, pool);
   }

@@ -10,7 +10,10 @@ void qmm_scalar(const QmmArgs& a, ThreadPool& pool);
 bool avx2_supported();
 // M == 1: fused unpack + dot per weight row.
 void qmv_avx2(const QmmArgs& a, ThreadPool& pool);
-// M > 1: dequantize tiles of weight rows once, reuse them for every row of x.
+// 2 <= M <= kFewRows: fused unpack per weight row, multiplied into up to four rows of x.
+constexpr int kFewRows = 4;
+void qmv_few_avx2(const QmmArgs& a, ThreadPool& pool);
+// M > kFewRows: dequantize tiles of weight rows once, reuse them for every row of x.
 void qmm_avx2(const QmmArgs& a, ThreadPool& pool);
 
 // 4-bit AVX2 kernels read nibbles as (low, high) byte halves, so they take x
