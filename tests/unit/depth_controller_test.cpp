@@ -156,3 +156,12 @@ TEST(DepthController, CostsRoundTripAndBadTablesAreRefused) {
   }
   EXPECT_EQ(fresh.costs(), trained.costs());  // a refused table changes nothing
 }
+
+TEST(DepthController, StartsModestlyAndGrowsAsDepthsAreMeasured) {
+  DepthController controller;
+  EXPECT_LE(controller.choose(16), 4);  // nothing measured: no deep guess
+  std::mt19937 rng(7);
+  const World flat{.accept = 0.95};
+  const auto early = simulate(controller, flat, 30, rng);
+  EXPECT_GE(*std::max_element(early.depths.begin(), early.depths.end()), 8);
+}

@@ -18,6 +18,7 @@ constexpr double kUnmeasuredSlope = 0.02;
 // Past this, deeper drafts cannot add a measurable share of a token.
 constexpr double kNegligible = 1e-4;
 constexpr int kCostsVersion = 1;
+constexpr int kFirstDepth = 4;
 
 }  // namespace
 
@@ -87,10 +88,13 @@ int DepthController::choose(int max_depth) {
   ++decisions_;
   if (max_depth <= 0) return 0;
   if (options_.fixed_depth) return std::min(*options_.fixed_depth, max_depth);
+  // Costs are extrapolated past the widest measured verify only so far: twice that
+  // depth (kFirstDepth before anything is measured), so depth grows as it is measured.
+  const int limit = verify_.empty() ? kFirstDepth : 2 * verify_.rbegin()->first;
   int best = 0;
   double best_rate = rate(0);
   double product = 1;
-  for (int n = 1; n <= max_depth; ++n) {
+  for (int n = 1; n <= std::min(max_depth, limit); ++n) {
     if (const double r = rate(n); r > best_rate) {
       best = n;
       best_rate = r;
