@@ -154,8 +154,11 @@ def worker_llamacpp(args):
             return draft
 
     draft = CountingLookup(num_pred_tokens=args.pred) if args.pred > 0 else None
-    llm = Llama(model_path=str(args.gguf), draft_model=draft, n_ctx=4096,
-                n_threads=args.threads, n_threads_batch=args.threads, seed=0, verbose=False)
+    # logits_all with a draft model, as llama-cpp-python needs it: left to itself it sizes
+    # its scores buffer for n_batch positions and fails once the sequence passes 512.
+    llm = Llama(model_path=str(args.gguf), draft_model=draft, logits_all=draft is not None,
+                n_ctx=4096, n_threads=args.threads, n_threads_batch=args.threads, seed=0,
+                verbose=False)
     ids = chat_prompt_ids(llm, Path(args.prompt_file).read_text())
     n = args.gen_tokens
     out = []

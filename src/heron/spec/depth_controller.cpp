@@ -19,6 +19,7 @@ constexpr double kUnmeasuredSlope = 0.02;
 constexpr double kNegligible = 1e-4;
 constexpr int kCostsVersion = 1;
 constexpr int kFirstDepth = 4;
+constexpr double kUnexploredDiscount = 0.9;
 
 }  // namespace
 
@@ -32,14 +33,19 @@ DepthController::DepthController() : DepthController(Options{}) {}
 DepthController::DepthController(Options options) : options_(options) {}
 
 double DepthController::acceptance(int position) const {
-  // A position's own rate, blended towards the one before it until it has enough samples.
+  // A position's own rate once it has enough samples; until then blended towards the one
+  // before it, discounted: depth must prove itself, or the rare long runs a deep position
+  // is sampled in would draw the choice ever deeper.
   double prior = options_.prior_accept;
   for (int k = 1; k <= position; ++k) {
     const auto i = static_cast<size_t>(k - 1);
-    if (i >= accept_.size() || accept_[i].samples == 0) continue;  // as the one before
+    if (i >= accept_.size() || accept_[i].samples == 0) {
+      prior *= kUnexploredDiscount;
+      continue;
+    }
     const double trust = std::min<double>(
         1.0, static_cast<double>(accept_[i].samples) / std::max(1, options_.trusted_after));
-    prior = trust * accept_[i].value + (1 - trust) * prior;
+    prior = trust * accept_[i].value + (1 - trust) * prior * kUnexploredDiscount;
   }
   return prior;
 }

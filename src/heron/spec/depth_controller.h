@@ -2,7 +2,8 @@
 // Chooses each round's draft depth N to maximize committed tokens per second:
 //   E(N) = 1 + sum_{k <= N} a_1 * ... * a_k   over   cost(N) = N * draft_step + verify(N + 1)
 // with a_k the live (EWMA) rate at which the target accepts the k-th draft once the
-// ones before it were accepted, and cost(0) the plain decoder's step. Verify costs are
+// ones before it were accepted (until a position has enough samples, the one before it,
+// discounted), and cost(0) the plain decoder's step. Verify costs are
 // measured per width and interpolated between measured widths (and chosen up to twice
 // the widest measured, so depth grows as fast as it is measured); depths are probed now
 // and then one deeper than the choice, so the tables keep learning; there is no fixed
