@@ -165,3 +165,17 @@ TEST(DepthController, StartsModestlyAndGrowsAsDepthsAreMeasured) {
   const auto early = simulate(controller, flat, 30, rng);
   EXPECT_GE(*std::max_element(early.depths.begin(), early.depths.end()), 8);
 }
+
+TEST(DepthController, EarlySamplesAreAveragedNotDominatedByTheFirst) {
+  // One unlucky first round must not outweigh the rounds after it, as an EWMA seeded with
+  // its first sample would (0 then 1 at weight 0.1 reads 0.1).
+  DepthController c(DepthController::Options{.ewma = 0.1, .trusted_after = 1});
+  c.observe_round(1, 0, 0.0, 0.03);
+  c.observe_round(1, 1, 0.0, 0.01);
+  EXPECT_DOUBLE_EQ(c.acceptance(1), 0.5);
+  for (int i = 0; i < 8; ++i) c.observe_round(1, 1, 0.0, 0.01);
+  EXPECT_DOUBLE_EQ(c.acceptance(1), 0.9);  // the mean of 10
+  // Past 1 / ewma samples, a new one weighs ewma.
+  c.observe_round(1, 0, 0.0, 0.01);
+  EXPECT_DOUBLE_EQ(c.acceptance(1), 0.9 - 0.1 * 0.9);
+}

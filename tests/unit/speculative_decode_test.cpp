@@ -102,6 +102,13 @@ class SpeculativeDecode : public ::testing::Test {
                                     std::optional<int> depth, GenerateStats* stats = nullptr) {
     heron::spec::DepthController controller(
         heron::spec::DepthController::Options{.fixed_depth = depth});
+    return run(cache, p, o, drafter, controller, stats);
+  }
+
+  static std::vector<TokenStep> run(PrefixCache& cache, const std::vector<int>& p,
+                                    const GenerateOptions& o, heron::spec::Drafter& drafter,
+                                    heron::spec::DepthController& controller,
+                                    GenerateStats* stats = nullptr) {
     heron::engine::Speculation speculation{drafter, controller};
     std::vector<TokenStep> out;
     auto s = heron::engine::generate(
@@ -225,6 +232,21 @@ TEST_F(SpeculativeDecode, TheCacheAfterRoundsContinuesLikeAColdRun) {
   const auto warm = ids(run_lookup(*cache, next, options(20, 0.0f), 6, &warm_stats));
   EXPECT_GE(warm_stats.cached_tokens, static_cast<int>(prompt().size()));
   EXPECT_EQ(warm, ids(run_plain(next, options(20, 0.0f))));
+}
+
+TEST_F(SpeculativeDecode, ProbesFromPlainDecodingReachTheTarget) {
+  // A controller that expects nothing to be accepted decodes plainly but for its probes,
+  // one deep; each drains the pipeline and must still be verified, or a controller that
+  // once stopped speculating would never learn that it pays again.
+  heron::spec::DepthController controller(
+      heron::spec::DepthController::Options{.probe_every = 4, .prior_accept = 0.0});
+  heron::spec::DraftModel itself(*loaded_->model);
+  GenerateStats stats;
+  const auto o = options(40, 0.0f);
+  const auto out = run(*fresh(), prompt(), o, itself, controller, &stats);
+  EXPECT_EQ(ids(out), ids(run_plain(prompt(), o)));
+  EXPECT_GE(stats.speculation.rounds, 3);
+  EXPECT_EQ(stats.speculation.accepted, stats.speculation.drafted);
 }
 
 TEST_F(SpeculativeDecode, DraftModelsGiveThePlainDecodersGreedyTokens) {

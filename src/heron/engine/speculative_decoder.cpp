@@ -63,15 +63,21 @@ std::vector<TokenStep> SpeculativeDecoder::plain_step(int remaining) {
 }
 
 std::vector<TokenStep> SpeculativeDecoder::next(int remaining) {
+  if (auto stash = std::exchange(stashed_, std::nullopt); stash && remaining > 1) {
+    // Its round was chosen last step, when it drained the pipeline.
+    return round(truncated(std::move(*stash), remaining - 1), stashed_seconds_);
+  }
   const int depth = controller_.choose(remaining - 1);
-  auto stash = std::exchange(stashed_, std::nullopt);
   if (depth == 0) return plain_step(remaining);
+  // While a plain step is in flight the first proposed token guesses it, so a probe
+  // from plain decoding still drafts `depth` tokens past it.
+  const bool draining = plain_.in_flight();
+  const int proposed = draining ? depth + 1 : depth;
   const auto start = Clock::now();
-  spec::Draft draft = stash ? std::move(*stash) : drafter_.propose(depth);
-  const double draft_seconds = stash ? stashed_seconds_ : seconds_since(start);
+  spec::Draft draft = truncated(drafter_.propose(proposed), proposed);
+  const double draft_seconds = seconds_since(start);
   if (draft.empty()) return plain_step(remaining);
-  draft = truncated(std::move(draft), depth);
-  if (plain_.in_flight()) {
+  if (draining) {
     // The step in flight commits first; the proposal stays good if it foresaw that token.
     auto steps = plain_.drain();
     last_plain_.reset();

@@ -24,7 +24,10 @@ constexpr double kUnexploredDiscount = 0.9;
 }  // namespace
 
 void DepthController::Ewma::add(double sample, double weight) {
-  value = samples == 0 ? sample : value + weight * (sample - value);
+  // A running mean until the EWMA's weight takes over, so a first sample (a cold verify,
+  // one unlucky round) weighs no more than any other.
+  const double w = std::max(weight, 1.0 / static_cast<double>(samples + 1));
+  value += w * (sample - value);
   ++samples;
 }
 
