@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "heron/core/error.h"
+#include "heron/model/layer_caches.h"
 #include "heron/model/loader.h"
 #include "test_precision.h"
 
@@ -77,6 +78,45 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
 INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                          ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
                                            "tiny-llama-sharded", "tiny-gemma3"));
+
+// Gemma 3's sliding-window layers in rings of window + 3 (the tiny model's window is 8
+// of its 64 positions), so they wrap many times: prefill longer than the ring, chunks
+// that wrap it, single steps, a rollback and a restore from saved segments all give
+// mlx-lm's logits.
+TEST(SlidingWindowRing, GivesMlxLmsLogitsWhileTheRingWraps) {
+  const auto dir = kModels + "tiny-gemma3";
+  auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
+  auto tokens = to_vector(ref.at("tokens"));
+  const auto& expected = ref.at("logits");
+  auto loaded = heron::model::load_model(dir, kLoad);
+  const auto& config = loaded.model->config();
+  ASSERT_LT(config.sliding_window + 3, 25);
+  auto rows = [&](int from, int to) {
+    return mx::slice(expected, {from, 0}, {to, expected.shape(1)});
+  };
+  auto forward = [&](heron::cache::Caches& caches, int from, int to) {
+    std::vector<int> part(tokens.begin() + from, tokens.begin() + to);
+    auto logits = loaded.model->forward(Batch::single(part, from), caches).logits;
+    return relative_error(mx::squeeze(logits, 0), rows(from, to));
+  };
+  auto caches = heron::model::make_layer_caches(config, 3);
+  EXPECT_LE(forward(caches, 0, 25), kRelTol);
+  for (int at = 25; at < 40; at += 3) ASSERT_LE(forward(caches, at, at + 3), kRelTol) << at;
+  for (int at = 40; at < 48; ++at) ASSERT_LE(forward(caches, at, at + 1), kRelTol) << at;
+  // Roll back three positions (a rejected draft) and take them again.
+  for (auto& c : caches) c->rewind(3);
+  EXPECT_LE(forward(caches, 45, 48), kRelTol);
+  // Save every cache's state, continue in fresh caches from it.
+  std::vector<heron::cache::SegmentPtr> saved;
+  for (auto& c : caches) saved.push_back(c->save(0, 48));
+  auto restored = heron::model::make_layer_caches(config, 3);
+  for (size_t i = 0; i < restored.size(); ++i) restored[i]->load(*saved[i]);
+  for (int at = 48; at < 64; ++at) ASSERT_LE(forward(restored, at, at + 1), kRelTol) << at;
+  ASSERT_EQ(config.window_of_layer(0), config.sliding_window);
+  ASSERT_EQ(config.window_of_layer(2), 0);
+  EXPECT_LT(restored[0]->nbytes(), restored[2]->nbytes());  // the ring against a full cache
+  EXPECT_EQ(restored[0]->offset(), 64);
+}
 
 TEST(ModelLoading, UnknownArchitectureIsAClearError) {
   auto dir = std::filesystem::temp_directory_path() / "heron-unknown-arch";

@@ -12,6 +12,7 @@
 
 #include "heron/cache/prefix_cache.h"
 #include "heron/engine/generator.h"
+#include "heron/model/layer_caches.h"
 #include "heron/model/loader.h"
 
 namespace fs = std::filesystem;
@@ -271,4 +272,67 @@ TEST_F(PrefixCacheTest, MemoryAndDiskBudgetsTogether) {
   size_t on_disk = 0;
   for (const auto& e : fs::directory_iterator(dir_)) on_disk += fs::file_size(e.path());
   EXPECT_EQ(on_disk, cache->stats().disk_bytes);
+}
+
+// Gemma 3's sliding-window layers keep rings of window + 4 (8 + 4 on the tiny model):
+// the trie restores a node only where every ring can hold its state, so a branch from
+// deep in the live path starts over, while a return to a saved conversation restores
+// its end from the window its snapshot kept. Answers equal a cold run's throughout.
+TEST(SlidingWindowPrefixCache, RestoresOnlyWhereTheWindowsWereKept) {
+  auto loaded = heron::model::load_model(HERON_FIXTURES "/models/tiny-gemma3");
+  const auto& model = *loaded.model;
+  auto make = [&] {
+    return std::make_unique<PrefixCache>(heron::model::make_layer_caches(model.config(), 4),
+                                         PrefixCacheOptions{.memory_budget = size_t{1} << 30});
+  };
+  auto run = [&](PrefixCache& cache, const std::vector<int>& prompt, GenerateStats* stats,
+                 int max_tokens = 6) {
+    GenerateOptions o;
+    o.max_tokens = max_tokens;
+    o.ignore_eos = true;
+    o.sampling.temperature = 0;
+    std::vector<int> out;
+    auto s = heron::engine::generate(model, cache, prompt, o, [&](const TokenStep& t) {
+      out.push_back(t.id);
+      return Next::Continue;
+    });
+    if (stats) *stats = s;
+    cache.check_accounting();
+    return out;
+  };
+  auto cold = [&](const std::vector<int>& prompt, int max_tokens = 6) {
+    auto fresh = make();
+    return run(*fresh, prompt, nullptr, max_tokens);
+  };
+  auto text = [](int n, int salt) {
+    std::vector<int> p;
+    for (int i = 0; i < n; ++i) p.push_back(3 + (i * 7 + salt * 131) % 400);
+    return p;
+  };
+  auto join = [](std::vector<int> a, const std::vector<int>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  auto cache = make();
+  GenerateStats stats;
+  const auto system = text(40, 0);
+  const auto first = join(system, text(12, 1));
+  const auto answer = run(*cache, first, &stats);
+  EXPECT_EQ(answer, cold(first));
+  // Another conversation on the same system prompt: the rings have moved 17 positions
+  // past its end, so nothing there can be restored.
+  const auto other = join(system, text(12, 2));
+  EXPECT_EQ(run(*cache, other, &stats), cold(other));
+  EXPECT_EQ(stats.cached_tokens, 0);
+  // The first conversation's next turn: its saved snapshot kept the window before its
+  // end, so everything but the answer's last token comes back.
+  const auto next = join(join(first, answer), text(9, 7));
+  EXPECT_EQ(run(*cache, next, &stats, 3), cold(next, 3));
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(first.size() + answer.size()) - 1);
+  // Regenerating a short answer rolls the rings back within their slack; after a longer
+  // one (6 positions back, past the slack) the prompt is computed again.
+  EXPECT_EQ(run(*cache, next, &stats), cold(next));
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(next.size()) - 1);
+  EXPECT_EQ(run(*cache, next, &stats), cold(next));
+  EXPECT_EQ(stats.cached_tokens, 0);
 }

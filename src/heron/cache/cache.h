@@ -3,7 +3,9 @@
 // everything the queries may attend to. The prefix cache (prefix_cache.h) moves a
 // cache's state in and out as Segments: what one trie edge needs, saved from the live
 // cache and loaded back into it.
+#include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,11 +13,14 @@
 
 namespace heron::cache {
 
-// What attention sees: all cached keys/values including this step's. The mask is
-// causal over the last `query_len` rows, aligned to the end of the history.
+// What attention sees: all cached keys/values including this step's. Without a mask
+// the keys are consecutive positions ending at the last query and the mask is causal,
+// aligned to that end; a cache that stores them otherwise (a rotating buffer) says
+// which keys each query may see.
 struct KVHistory {
-  mlx::core::array keys;    // [B, kv_heads, T, head_dim]
-  mlx::core::array values;  // [B, kv_heads, T, head_dim]
+  mlx::core::array keys;                 // [B, kv_heads, T, head_dim]
+  mlx::core::array values;               // [B, kv_heads, T, head_dim]
+  std::optional<mlx::core::array> mask;  // [L, T] bool: query i may see key j
 };
 
 // One cache's saved state for the positions [begin, end) of a sequence: what the cache
@@ -25,6 +30,10 @@ class Segment {
   virtual ~Segment() = default;
   virtual int begin() const = 0;
   virtual int end() const = 0;
+  // The first position whose data it holds. begin(): all of its positions (it splits
+  // anywhere and restores every offset inside it). Later: only what a cache needs at
+  // end() (a sliding window's last keys), so it restores end() and nothing before.
+  virtual int data_begin() const { return begin(); }
   // Bytes it holds (exactly what it keeps alive).
   virtual size_t nbytes() const = 0;
   // [begin, at) and [at, end), begin < at < end.
@@ -54,7 +63,21 @@ class Cache {
   // when the tensors cannot be one (their shapes or types do not fit this cache).
   virtual SegmentPtr segment_from(int begin, int end,
                                   std::vector<mlx::core::array> tensors) const = 0;
+
+  // The first position whose data the cache needs to hold its state at `offset` (0:
+  // it attends to everything before).
+  virtual int needs_from(int /*offset*/) const { return 0; }
+  // The first position the cache still holds (a rotating buffer forgets the oldest).
+  virtual int held_from() const { return 0; }
+  // A write followed by a rewind of at most this many positions leaves a usable state
+  // (speculation's rollback).
+  virtual int rollback_limit() const { return std::numeric_limits<int>::max(); }
 };
+
+// Whether the cache, rewound to `offset` (<= its offset()), still holds its state there.
+inline bool holds_state_at(const Cache& cache, int offset) {
+  return cache.held_from() <= cache.needs_from(offset);
+}
 
 using Caches = std::vector<std::unique_ptr<Cache>>;
 

@@ -112,8 +112,7 @@ DiskTier::DiskTier(fs::path dir, std::string model_key, size_t budget)
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec || !fs::is_directory(dir_)) {
-    throw Error("cannot create the prefix cache directory " + dir_.string() + ": " +
-                ec.message());
+    throw Error("cannot create the prefix cache directory " + dir_.string() + ": " + ec.message());
   }
 }
 
@@ -161,8 +160,8 @@ DiskTier::Entry DiskTier::write(std::vector<int> tokens, int begin,
     json tensors = json::array();
     for (size_t i = 0; i < c.size(); ++i) {
       const auto& t = flat[next++];
-      tensors.push_back({{"dtype", dtype_name(t.dtype())}, {"shape", t.shape()},
-                         {"nbytes", t.nbytes()}});
+      tensors.push_back(
+          {{"dtype", dtype_name(t.dtype())}, {"shape", t.shape()}, {"nbytes", t.nbytes()}});
       payload_hash.update(t.data<char>(), t.nbytes());
     }
     layout.push_back(std::move(tensors));
@@ -171,8 +170,11 @@ DiskTier::Entry DiskTier::write(std::vector<int> tokens, int begin,
   const std::string id = model_key_ + ":" + std::to_string(begin) + ":" + json(tokens).dump();
   key.update(id.data(), id.size());
   const fs::path final_path = dir_ / (key.hex_digest() + kSuffix);
-  const std::string header = json{{"model", model_key_}, {"begin", begin}, {"tokens", tokens},
-                                  {"caches", layout}, {"sha256", payload_hash.hex_digest()}}
+  const std::string header = json{{"model", model_key_},
+                                  {"begin", begin},
+                                  {"tokens", tokens},
+                                  {"caches", layout},
+                                  {"sha256", payload_hash.hex_digest()}}
                                  .dump();
 
   std::mt19937_64 rng(std::random_device{}());

@@ -1,5 +1,7 @@
 #include "heron/cache/kv_cache.h"
 
+#include <algorithm>
+
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
@@ -8,20 +10,17 @@ namespace heron::cache {
 
 namespace mx = mlx::core;
 
-namespace {
-
-// Positions [from, to) of a [B, H, T, D] array in a buffer of their own size: a segment
-// must not keep a larger buffer alive (its nbytes would lie). contiguous() copies a slice
-// out of a larger buffer (measured on MLX 0.32.4: it shares only a slice that is the
-// whole buffer, which then holds nothing more).
+// A segment must not keep a larger buffer alive (its nbytes would lie). contiguous()
+// copies a slice out of a larger buffer (measured on MLX 0.32.4: it shares only a slice
+// that is the whole buffer, which then holds nothing more).
 mx::array owned_positions(const mx::array& a, int from, int to) {
   const auto& s = a.shape();
   return mx::contiguous(mx::slice(a, {0, 0, from, 0}, {s[0], s[1], to, s[3]}));
 }
 
-}  // namespace
-
-int KVCache::capacity() const { return keys_ ? keys_->shape(2) : 0; }
+int KVCache::capacity() const {
+  return keys_ ? keys_->shape(2) : 0;
+}
 
 KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
   const int n = keys.shape(2);
@@ -39,14 +38,12 @@ KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
     auto v_new = mx::zeros(v_shape, values.dtype());
     if (keys_) {
       // Trim unused tail (after a rewind) before appending the fresh block.
-      keys_ = mx::concatenate({mx::slice(*keys_, {0, 0, 0, 0}, {k_shape[0], k_shape[1], offset_,
-                                                                k_shape[3]}),
-                               k_new},
-                              2);
-      values_ = mx::concatenate({mx::slice(*values_, {0, 0, 0, 0}, {v_shape[0], v_shape[1],
-                                                                    offset_, v_shape[3]}),
-                                 v_new},
-                                2);
+      keys_ = mx::concatenate(
+          {mx::slice(*keys_, {0, 0, 0, 0}, {k_shape[0], k_shape[1], offset_, k_shape[3]}), k_new},
+          2);
+      values_ = mx::concatenate(
+          {mx::slice(*values_, {0, 0, 0, 0}, {v_shape[0], v_shape[1], offset_, v_shape[3]}), v_new},
+          2);
     } else {
       keys_ = k_new;
       values_ = v_new;
@@ -86,7 +83,7 @@ SegmentPtr KVCache::save(int begin, int end) const {
 
 void KVCache::load(const Segment& segment) {
   const auto* kv = dynamic_cast<const KVSegment*>(&segment);
-  if (kv == nullptr || segment.begin() != offset_) {
+  if (kv == nullptr || segment.begin() != offset_ || segment.data_begin() != segment.begin()) {
     throw Error("cannot load a segment at " + std::to_string(segment.begin()) +
                 " into a KV cache holding " + std::to_string(offset_));
   }
@@ -94,31 +91,43 @@ void KVCache::load(const Segment& segment) {
 }
 
 SegmentPtr KVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
+  return kv_segment_from(begin, end, std::move(tensors), keys_, /*every_position=*/true,
+                         "a KV cache");
+}
+
+SegmentPtr kv_segment_from(int begin, int end, std::vector<mx::array> tensors,
+                           const std::optional<mx::array>& like, bool every_position,
+                           const std::string& cache_kind) {
   auto fits = [&](const mx::array& a) {
-    return a.ndim() == 4 && a.shape(2) == end - begin && mx::issubdtype(a.dtype(), mx::floating) &&
-           (!keys_ || (a.shape(0) == keys_->shape(0) && a.shape(1) == keys_->shape(1) &&
-                       a.shape(3) == keys_->shape(3) && a.dtype() == keys_->dtype()));
+    const bool length = every_position ? a.shape(2) == end - begin : a.shape(2) <= end - begin;
+    return a.ndim() == 4 && length && mx::issubdtype(a.dtype(), mx::floating) &&
+           (!like || (a.shape(0) == like->shape(0) && a.shape(1) == like->shape(1) &&
+                      a.shape(3) == like->shape(3) && a.dtype() == like->dtype()));
   };
   if (tensors.size() != 2 || begin < 0 || end <= begin || !fits(tensors[0]) ||
       tensors[1].shape() != tensors[0].shape() || tensors[1].dtype() != tensors[0].dtype()) {
-    throw Error("the saved tensors are not a KV cache segment of this model");
+    throw Error("the saved tensors are not " + cache_kind + " segment of this model");
   }
-  return std::make_unique<KVSegment>(begin, std::move(tensors[0]), std::move(tensors[1]));
+  return std::make_unique<KVSegment>(begin, end, std::move(tensors[0]), std::move(tensors[1]));
 }
 
 KVSegment::KVSegment(int begin, mx::array keys, mx::array values)
-    : begin_(begin), keys_(std::move(keys)), values_(std::move(values)) {}
+    : KVSegment(begin, begin + keys.shape(2), keys, values) {}
+
+KVSegment::KVSegment(int begin, int end, mx::array keys, mx::array values)
+    : begin_(begin), end_(end), keys_(std::move(keys)), values_(std::move(values)) {}
 
 std::pair<SegmentPtr, SegmentPtr> KVSegment::split(int at) const {
   if (at <= begin() || at >= end()) {
     throw Error("cannot split a KV segment " + std::to_string(begin()) + ".." +
                 std::to_string(end()) + " at " + std::to_string(at));
   }
-  const int cut = at - begin_;
+  // Each half keeps the positions it holds; the data may start past the cut.
   const int len = keys_.shape(2);
-  return {std::make_unique<KVSegment>(begin_, owned_positions(keys_, 0, cut),
+  const int cut = std::clamp(at - data_begin(), 0, len);
+  return {std::make_unique<KVSegment>(begin_, at, owned_positions(keys_, 0, cut),
                                       owned_positions(values_, 0, cut)),
-          std::make_unique<KVSegment>(at, owned_positions(keys_, cut, len),
+          std::make_unique<KVSegment>(at, end_, owned_positions(keys_, cut, len),
                                       owned_positions(values_, cut, len))};
 }
 
@@ -128,7 +137,11 @@ SegmentPtr KVSegment::merge(const Segment& next) const {
     throw Error("cannot merge a segment at " + std::to_string(next.begin()) +
                 " after a KV segment ending at " + std::to_string(end()));
   }
-  return std::make_unique<KVSegment>(begin_, mx::concatenate({keys_, kv->keys_}, 2),
+  // Data that does not run on into next's is of no use at the merged end.
+  if (next.data_begin() != next.begin()) {
+    return std::make_unique<KVSegment>(begin_, kv->end_, kv->keys_, kv->values_);
+  }
+  return std::make_unique<KVSegment>(begin_, kv->end_, mx::concatenate({keys_, kv->keys_}, 2),
                                      mx::concatenate({values_, kv->values_}, 2));
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <optional>
+#include <string>
 
 #include "heron/cache/cache.h"
 
@@ -17,8 +18,7 @@ class KVCache : public Cache {
   size_t nbytes() const override;
   SegmentPtr save(int begin, int end) const override;
   void load(const Segment& segment) override;
-  SegmentPtr segment_from(int begin, int end,
-                          std::vector<mlx::core::array> tensors) const override;
+  SegmentPtr segment_from(int begin, int end, std::vector<mlx::core::array> tensors) const override;
   int capacity() const;
 
  private:
@@ -26,13 +26,19 @@ class KVCache : public Cache {
   int offset_ = 0;
 };
 
-// The keys and values of positions [begin, end): [B, kv_heads, end - begin, head_dim].
-// Any cut is exact, so a KV segment splits anywhere.
+// The keys and values of positions [data_begin, end) of the segment [begin, end):
+// [B, kv_heads, end - data_begin, head_dim]. A full KV cache's segments hold every
+// position (any cut is exact, so they split anywhere); a sliding window's may hold only
+// the last positions its state at end needs.
 class KVSegment : public Segment {
  public:
+  // Every position of [begin, begin + keys.shape(2)).
   KVSegment(int begin, mlx::core::array keys, mlx::core::array values);
+  // The last keys.shape(2) positions of [begin, end).
+  KVSegment(int begin, int end, mlx::core::array keys, mlx::core::array values);
   int begin() const override { return begin_; }
-  int end() const override { return begin_ + keys_.shape(2); }
+  int end() const override { return end_; }
+  int data_begin() const override { return end_ - keys_.shape(2); }
   size_t nbytes() const override { return keys_.nbytes() + values_.nbytes(); }
   std::pair<SegmentPtr, SegmentPtr> split(int at) const override;
   SegmentPtr merge(const Segment& next) const override;
@@ -41,9 +47,18 @@ class KVSegment : public Segment {
   const mlx::core::array& values() const { return values_; }
 
  private:
-  int begin_;
+  int begin_, end_;
   mlx::core::array keys_, values_;
 };
+
+// A KVSegment rebuilt from Segment::tensors(), checked against the cache's buffer
+// (`like`, when it has one): every position of [begin, end), or at most that many.
+SegmentPtr kv_segment_from(int begin, int end, std::vector<mlx::core::array> tensors,
+                           const std::optional<mlx::core::array>& like, bool every_position,
+                           const std::string& cache_kind);
+
+// Positions [from, to) of a [B, H, T, D] array in a buffer of their own size.
+mlx::core::array owned_positions(const mlx::core::array& a, int from, int to);
 
 Caches make_kv_caches(int num_layers);
 

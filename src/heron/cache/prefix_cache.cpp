@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -18,8 +19,8 @@ struct PrefixCache::Node {
   std::vector<int> edge;  // the tokens from the parent's end to this node's end
   int end = 0;            // position after the edge (the root: 0)
   std::map<int, std::unique_ptr<Node>> children;  // by their edge's first token
-  bool live = false;               // held by the live caches
-  std::vector<SegmentPtr> saved;   // one per cache while an inactive snapshot is in memory
+  bool live = false;                              // held by the live caches
+  std::vector<SegmentPtr> saved;  // one per cache while an inactive snapshot is in memory
   size_t saved_bytes = 0;
   std::optional<DiskTier::Entry> disk;
   uint64_t used = 0;           // recency
@@ -34,10 +35,9 @@ namespace {
 
 size_t common_length(std::span<const int> a, std::span<const int> b) {
   const size_t n = std::min(a.size(), b.size());
-  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n),
-                                           b.begin())
-                                 .first -
-                             a.begin());
+  return static_cast<size_t>(
+      std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin()).first -
+      a.begin());
 }
 
 }  // namespace
@@ -53,6 +53,12 @@ PrefixCache::~PrefixCache() = default;
 
 int PrefixCache::live_length() const {
   return live_tail_->end + static_cast<int>(pending_.size());
+}
+
+int PrefixCache::rollback_limit() const {
+  int limit = std::numeric_limits<int>::max();
+  for (const auto& c : live_) limit = std::min(limit, c->rollback_limit());
+  return limit;
 }
 
 void PrefixCache::append(std::span<const int> tokens) {
@@ -201,22 +207,59 @@ void PrefixCache::save_out(Node* node) {
   memory_bytes_ += bytes;
 }
 
+// Whether every cache can hold its state at x's end: walking up from x, the segments
+// (and at the live ancestor, what the live cache keeps) must cover the positions the
+// cache needs there. Snapshots only on disk are read to know; false with *lost set when
+// one could not be read (it is gone, and may have taken x with it).
+bool PrefixCache::restorable(Node* x, bool* lost) {
+  Node* ancestor = x;
+  while (!ancestor->live) ancestor = ancestor->parent;
+  for (Node* n = x; n != ancestor; n = n->parent) {
+    if (n->saved.empty() && !load_from_disk(n)) {
+      *lost = true;
+      return false;
+    }
+  }
+  for (size_t i = 0; i < live_.size(); ++i) {
+    const Cache& cache = *live_[i];
+    const int need = cache.needs_from(x->end);
+    int held = x->end;  // the cache would hold [held, x->end)
+    bool gap = false;
+    for (Node* n = x; n != ancestor && held > need && !gap; n = n->parent) {
+      const Segment& s = *n->saved[i];
+      held = s.data_begin();
+      gap = s.data_begin() > s.begin();
+    }
+    if (!gap && held == ancestor->end) held = std::min(held, cache.held_from());
+    if (held > need) return false;
+  }
+  return true;
+}
+
 int PrefixCache::attach(const std::vector<int>& prompt, int limit) {
   sync();
   ++lookups_;
   limit = std::clamp(limit, 0, static_cast<int>(prompt.size()));
   const std::span<const int> wanted(prompt.data(), static_cast<size_t>(limit));
-  // The deepest node on the prompt's path, cutting an edge where the prompt leaves it.
-  Node* target = root_.get();
-  for (int pos = 0; pos < limit;) {
-    auto it = target->children.find(wanted[static_cast<size_t>(pos)]);
-    if (it == target->children.end()) break;
-    Node* child = it->second.get();
-    const auto m = static_cast<int>(common_length(child->edge, wanted.subspan(static_cast<size_t>(pos))));
-    if (m < static_cast<int>(child->edge.size())) child = split(child, child->begin() + m);
-    if (child == nullptr) break;
-    target = child;
-    pos += m;
+  Node* target = nullptr;
+  for (bool lost = true; lost;) {
+    lost = false;
+    // The deepest node on the prompt's path, cutting an edge where the prompt leaves it.
+    target = root_.get();
+    for (int pos = 0; pos < limit;) {
+      auto it = target->children.find(wanted[static_cast<size_t>(pos)]);
+      if (it == target->children.end()) break;
+      Node* child = it->second.get();
+      const auto m =
+          static_cast<int>(common_length(child->edge, wanted.subspan(static_cast<size_t>(pos))));
+      if (m < static_cast<int>(child->edge.size())) child = split(child, child->begin() + m);
+      if (child == nullptr) break;
+      target = child;
+      pos += m;
+    }
+    // Then the deepest node above it whose state can be restored (a sliding window's
+    // snapshot may hold only what its end needs; a failed read starts the search again).
+    while (target != root_.get() && !restorable(target, &lost) && !lost) target = target->parent;
   }
   Node* ancestor = target;
   while (!ancestor->live) ancestor = ancestor->parent;
@@ -329,8 +372,8 @@ void PrefixCache::evict() {
   while (memory_bytes_ > options_.memory_budget) {
     Node* victim = nullptr;
     for_each([&](Node* n) {
-      const bool movable = !n->live && !n->saved.empty() &&
-                           (n->disk || options_.disk || n->children.empty());
+      const bool movable =
+          !n->live && !n->saved.empty() && (n->disk || options_.disk || n->children.empty());
       if (movable && (victim == nullptr || older(n, victim))) victim = n;
     });
     if (victim == nullptr) break;

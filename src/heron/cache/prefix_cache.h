@@ -20,20 +20,20 @@
 namespace heron::cache {
 
 struct PrefixCacheOptions {
-  size_t memory_budget = 0;         // bytes of inactive snapshots kept in memory
-  std::shared_ptr<DiskTier> disk;   // null: no disk tier
+  size_t memory_budget = 0;        // bytes of inactive snapshots kept in memory
+  std::shared_ptr<DiskTier> disk;  // null: no disk tier
 };
 
 struct PrefixCacheStats {
-  size_t live_bytes = 0;     // the live caches' buffers
-  size_t memory_bytes = 0;   // inactive snapshots in memory
-  size_t disk_bytes = 0;     // snapshots on disk
+  size_t live_bytes = 0;    // the live caches' buffers
+  size_t memory_bytes = 0;  // inactive snapshots in memory
+  size_t disk_bytes = 0;    // snapshots on disk
   size_t memory_budget = 0;
   size_t disk_budget = 0;
-  size_t entries = 0;        // trie nodes (each a run of tokens with its state)
-  int live_tokens = 0;       // tokens the live caches hold
-  uint64_t lookups = 0;      // attach() calls
-  uint64_t hits = 0;         // of which reused at least one token
+  size_t entries = 0;    // trie nodes (each a run of tokens with its state)
+  int live_tokens = 0;   // tokens the live caches hold
+  uint64_t lookups = 0;  // attach() calls
+  uint64_t hits = 0;     // of which reused at least one token
   uint64_t reused_tokens = 0;
 };
 
@@ -47,6 +47,8 @@ class PrefixCache {
   // The model's caches, holding the live path.
   Caches& caches() { return live_; }
   int live_length() const;
+  // The most positions a write to the live caches may be rolled back by.
+  int rollback_limit() const;
 
   // Brings the live caches to the longest cached prefix of `prompt` no longer than
   // `limit` tokens and returns its length: the caller prefills from there.
@@ -71,6 +73,7 @@ class PrefixCache {
   struct Node;
   void sync();
   Node* split(Node* node, int at);
+  bool restorable(Node* x, bool* lost);
   bool load_from_disk(Node* node);
   void save_out(Node* node);
   void evict();
@@ -86,9 +89,9 @@ class PrefixCache {
   Caches live_;
   PrefixCacheOptions options_;
   std::unique_ptr<Node> root_;
-  Node* live_tail_;              // deepest live node; the caches hold its prefix
-  std::vector<int> pending_;     // appended after live_tail_, not yet in the trie
-  uint64_t clock_ = 0;           // recency, for eviction
+  Node* live_tail_;           // deepest live node; the caches hold its prefix
+  std::vector<int> pending_;  // appended after live_tail_, not yet in the trie
+  uint64_t clock_ = 0;        // recency, for eviction
   size_t memory_bytes_ = 0;
   size_t disk_bytes_ = 0;
   uint64_t lookups_ = 0, hits_ = 0, reused_tokens_ = 0;

@@ -1,5 +1,7 @@
 #include "heron/engine/speculative_decoder.h"
 
+#include <algorithm>
+
 #include <mlx/ops.h>
 
 #include "heron/engine/token_read.h"
@@ -65,9 +67,11 @@ std::vector<TokenStep> SpeculativeDecoder::plain_step(int remaining) {
 std::vector<TokenStep> SpeculativeDecoder::next(int remaining) {
   if (auto stash = std::exchange(stashed_, std::nullopt); stash && remaining > 1) {
     // Its round was chosen last step, when it drained the pipeline.
-    return round(truncated(std::move(*stash), remaining - 1), stashed_seconds_);
+    return round(truncated(std::move(*stash), std::min(remaining - 1, seq_.cache.rollback_limit())),
+                 stashed_seconds_);
   }
-  const int depth = controller_.choose(remaining - 1);
+  // A round writes depth + 1 positions and may roll back all but one.
+  const int depth = controller_.choose(std::min(remaining - 1, seq_.cache.rollback_limit()));
   if (depth == 0) return plain_step(remaining);
   // While a plain step is in flight the first proposed token guesses it, so a probe
   // from plain decoding still drafts `depth` tokens past it.

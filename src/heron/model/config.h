@@ -45,6 +45,10 @@ struct ModelConfig {
   // last sliding_window positions with RoPE base rope_local_theta (0: all global).
   int sliding_window = 0;
   int sliding_window_pattern = 1;
+  // Layer i's window: sliding_window, or 0 for a global layer.
+  int window_of_layer(int i) const {
+    return sliding_window == 0 || (i + 1) % sliding_window_pattern == 0 ? 0 : sliding_window;
+  }
   float rope_local_theta = 10000.0f;
   float query_pre_attn_scalar = 0.0f;  // attention scale is its -1/2 power; 0: head_dim
   float embed_scale = 1.0f;            // embeddings are multiplied by it

@@ -49,14 +49,20 @@ void DraftModel::catch_up() {
           .first -
       cached_.begin());
   if (common < cached_.size()) {
-    for (auto& c : caches_) c->rewind(static_cast<int>(cached_.size() - common));
-    cached_.resize(common);
+    // A sliding window may no longer hold the state there: then start over.
+    const bool holds = std::all_of(caches_.begin(), caches_.end(), [&](const auto& c) {
+      return cache::holds_state_at(*c, static_cast<int>(common));
+    });
+    const size_t keep = holds ? common : 0;
+    for (auto& c : caches_) c->rewind(static_cast<int>(cached_.size() - keep));
+    cached_.resize(keep);
   }
-  if (common < want) {
-    std::vector<int> part(sequence_.begin() + static_cast<std::ptrdiff_t>(common),
+  if (cached_.size() < want) {
+    const size_t from = cached_.size();
+    std::vector<int> part(sequence_.begin() + static_cast<std::ptrdiff_t>(from),
                           sequence_.begin() + static_cast<std::ptrdiff_t>(want));
     auto out = model_.forward(
-        model::Batch::single(part, static_cast<int>(common), model::LogitsFor::Last), caches_);
+        model::Batch::single(part, static_cast<int>(from), model::LogitsFor::Last), caches_);
     mx::eval(out.logits);
     cached_.insert(cached_.end(), part.begin(), part.end());
   }

@@ -1,12 +1,12 @@
 // Gemma 3 (text): sliding-window layers with a local RoPE base interleaved with global
 // layers (every sliding_window_pattern-th), q/k norms, a norm after attention and
 // around the MLP as well as before, a GELU-tanh gated MLP, embeddings scaled by
-// sqrt(hidden) and a tied output head. Every layer keeps a full KV cache; the window
-// is applied by the attention mask.
+// sqrt(hidden) and a tied output head. Sliding-window layers keep a rotating cache of
+// their window, global layers a full KV cache.
 #include <mlx/ops.h>
 
-#include "heron/cache/kv_cache.h"
 #include "heron/model/arch/archs.h"
+#include "heron/model/layer_caches.h"
 #include "heron/model/layers/attention.h"
 #include "heron/model/layers/mlp.h"
 
@@ -30,14 +30,14 @@ class Gemma3 : public Model {
     };
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string p = "model.layers." + std::to_string(i);
-      const bool global = c.sliding_window == 0 || (i + 1) % c.sliding_window_pattern == 0;
+      const bool global = c.window_of_layer(i) == 0;
       blocks_.push_back(Block{
           norm(p + ".input_layernorm.weight"),
           norm(p + ".post_attention_layernorm.weight"),
           norm(p + ".pre_feedforward_layernorm.weight"),
           norm(p + ".post_feedforward_layernorm.weight"),
           Attention::load(w, p + ".self_attn", c, global ? global_rope : local_rope,
-                          /*qk_norm=*/true, global ? 0 : c.sliding_window),
+                          /*qk_norm=*/true, c.window_of_layer(i)),
           GatedMLP::load(w, p + ".mlp", Activation::GeluTanh),
       });
     }
@@ -61,7 +61,7 @@ class Gemma3 : public Model {
     return {logits, want_hiddens ? std::optional<mx::array>(h) : std::nullopt};
   }
 
-  cache::Caches make_caches() const override { return cache::make_kv_caches(config().num_layers); }
+  cache::Caches make_caches() const override { return make_layer_caches(config()); }
 
  private:
   struct Block {

@@ -6,6 +6,7 @@
 #include <mlx/fast.h>
 #include <mlx/ops.h>
 
+#include "heron/cache/band_mask.h"
 #include "heron/kernels/attention.h"
 
 namespace heron::model {
@@ -28,11 +29,8 @@ mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float
   const int T = k.shape(2);
   // The last query sees back to key 0: plain causal attention.
   if (T <= window) return kernels::scaled_dot_product_attention(q, k, v, scale, L > 1);
-  auto rows = mx::reshape(mx::arange(T - L, T, mx::int32), {L, 1});
-  auto cols = mx::reshape(mx::arange(0, T, mx::int32), {1, T});
-  auto mask = mx::logical_and(mx::less_equal(cols, rows),
-                              mx::greater(cols, mx::subtract(rows, mx::array(window))));
-  return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask);
+  return mx::fast::scaled_dot_product_attention(q, k, v, scale, "",
+                                                cache::band_mask(T - L, L, 0, T, window));
 }
 
 }  // namespace
@@ -73,9 +71,13 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
   auto history = cache.update(k, v);
-  auto out = window_ > 0 ? windowed_attention(q, history.keys, history.values, scale_, window_)
-                         : kernels::scaled_dot_product_attention(q, history.keys, history.values,
-                                                                 scale_, L > 1);
+  // A cache that stores keys out of position order (a sliding window's ring) masks them;
+  // a full cache holds them in order, and a window is cut from it here.
+  auto out = history.mask  ? mx::fast::scaled_dot_product_attention(q, history.keys, history.values,
+                                                                    scale_, "", history.mask)
+             : window_ > 0 ? windowed_attention(q, history.keys, history.values, scale_, window_)
+                           : kernels::scaled_dot_product_attention(q, history.keys, history.values,
+                                                                   scale_, L > 1);
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   return o_(out);

@@ -1,0 +1,23 @@
+#include "heron/model/layer_caches.h"
+
+#include "heron/cache/kv_cache.h"
+#include "heron/cache/rotating_kv_cache.h"
+
+namespace heron::model {
+
+cache::Caches make_layer_caches(const ModelConfig& config, int slack) {
+  cache::Caches caches;
+  caches.reserve(static_cast<size_t>(config.num_layers));
+  for (int i = 0; i < config.num_layers; ++i) {
+    const int window = config.window_of_layer(i);
+    if (window == 0) {
+      caches.push_back(std::make_unique<cache::KVCache>());
+    } else {
+      caches.push_back(std::make_unique<cache::RotatingKVCache>(
+          window, slack > 0 ? slack : cache::RotatingKVCache::kSlack));
+    }
+  }
+  return caches;
+}
+
+}  // namespace heron::model
