@@ -183,15 +183,23 @@ def worker_llamacpp(args):
             drafted += d
             accepted += min(d, after - before - 1)
     eog = [i for i, t in enumerate(out) if llama_vocab_is_eog(llm._model.vocab, t)]
+    print_worker_result(ids, out, tic, t_first, t_last, llm.detokenize(out),
+                        speculation={"rounds": rounds, "drafted": drafted,
+                                     "accepted": accepted},
+                        first_eos_at=eog[0] if eog else None)
+
+
+def print_worker_result(ids, out, tic, t_first, t_last, text_bytes, **extra):
+    """A worker's one JSON line: prompt rate to the first token, decode rate over tokens
+    2..N (first to last), peak RSS and the text, with engine-specific fields."""
     print(json.dumps({
         "prompt_tokens": len(ids),
         "prompt_tps": len(ids) / (t_first - tic),
         "decode_tokens": len(out),
         "decode_tps": (len(out) - 1) / (t_last - t_first) if len(out) > 1 else 0.0,
         "peak_rss_mib": bg._rss_mib(),
-        "speculation": {"rounds": rounds, "drafted": drafted, "accepted": accepted},
-        "first_eos_at": eog[0] if eog else None,
-        "text": llm.detokenize(out).decode("utf-8", errors="replace"),
+        **extra,
+        "text": text_bytes.decode("utf-8", errors="replace"),
     }))
 
 
@@ -226,14 +234,7 @@ def worker_mlx(args):
             t_first = t_last
         if len(out) >= n:
             break
-    print(json.dumps({
-        "prompt_tokens": len(ids),
-        "prompt_tps": len(ids) / (t_first - tic),
-        "decode_tokens": len(out),
-        "decode_tps": (len(out) - 1) / (t_last - t_first) if len(out) > 1 else 0.0,
-        "peak_rss_mib": bg._rss_mib(),
-        "text": vocab.detokenize(out).decode("utf-8", errors="replace"),
-    }))
+    print_worker_result(ids, out, tic, t_first, t_last, vocab.detokenize(out))
 
 
 # ----------------------------------------------------------------------------

@@ -25,6 +25,18 @@ HERON_AVX2 inline __m256 unpack8(const uint8_t* p) {
       _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
 
+// The 16 values of block `blk` of group `g` of a row's codes at w (BITS 4 or 8, GS
+// values a group): lo the first 8 of the kernels' x order, hi the other 8.
+template <int BITS, int GS>
+HERON_AVX2 inline void unpack_block(const uint8_t* w, int g, int blk, __m256& lo, __m256& hi) {
+  if constexpr (BITS == 4) {
+    unpack4(w + g * (GS / 2) + blk * 8, lo, hi);
+  } else {
+    lo = unpack8(w + g * GS + blk * 16);
+    hi = unpack8(w + g * GS + blk * 16 + 8);
+  }
+}
+
 // {sum(a), sum(b), sum(c), sum(d)}.
 HERON_AVX2 inline __m128 hsum4(__m256 a, __m256 b, __m256 c, __m256 d) {
   const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));

@@ -38,12 +38,7 @@ HERON_AVX2 void dequantize_tile(const QmmArgs& a, int n0, int rows, float* dst) 
       for (int blk = 0; blk < GS / 16; ++blk) {
         float* o = d + g * GS + blk * 16;
         __m256 lo, hi;
-        if constexpr (BITS == 4) {
-          unpack4(w + g * (GS / 2) + blk * 8, lo, hi);
-        } else {
-          lo = unpack8(w + g * GS + blk * 16);
-          hi = unpack8(w + g * GS + blk * 16 + 8);
-        }
+        unpack_block<BITS, GS>(w, g, blk, lo, hi);
         _mm256_storeu_ps(o, _mm256_fmadd_ps(lo, sv, bv));
         _mm256_storeu_ps(o + 8, _mm256_fmadd_ps(hi, sv, bv));
       }

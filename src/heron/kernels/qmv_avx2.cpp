@@ -57,16 +57,10 @@ HERON_AVX2 void qmv_rows(const QmmArgs& a, const float* xp, const float* xsum, i
       const __m256 x1 = _mm256_loadu_ps(xg + 16 * blk + 8);
 #pragma GCC unroll 4
       for (int r = 0; r < NR; ++r) {
-        if constexpr (BITS == 4) {
-          __m256 lo, hi;
-          unpack4(w[r] + g * (GS / 2) + blk * 8, lo, hi);
-          p0[r] = _mm256_fmadd_ps(lo, x0, p0[r]);
-          p1[r] = _mm256_fmadd_ps(hi, x1, p1[r]);
-        } else {
-          const uint8_t* wq = w[r] + g * GS + blk * 16;
-          p0[r] = _mm256_fmadd_ps(unpack8(wq), x0, p0[r]);
-          p1[r] = _mm256_fmadd_ps(unpack8(wq + 8), x1, p1[r]);
-        }
+        __m256 lo, hi;
+        unpack_block<BITS, GS>(w[r], g, blk, lo, hi);
+        p0[r] = _mm256_fmadd_ps(lo, x0, p0[r]);
+        p1[r] = _mm256_fmadd_ps(hi, x1, p1[r]);
       }
     }
 #pragma GCC unroll 4

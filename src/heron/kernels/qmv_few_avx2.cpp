@@ -42,12 +42,7 @@ HERON_AVX2 void few_row(const QmmArgs& a, const float* xp, const float* xsum, in
 #pragma GCC unroll 8
     for (int blk = 0; blk < GS / 16; ++blk) {
       __m256 lo, hi;
-      if constexpr (BITS == 4) {
-        unpack4(w + g * (GS / 2) + blk * 8, lo, hi);
-      } else {
-        lo = unpack8(w + g * GS + blk * 16);
-        hi = unpack8(w + g * GS + blk * 16 + 8);
-      }
+      unpack_block<BITS, GS>(w, g, blk, lo, hi);
       const int k = g * GS + blk * 16;
 #pragma GCC unroll 4
       for (int m = 0; m < MC; ++m) {
