@@ -3,9 +3,7 @@
 #include <stdexcept>
 #include <typeinfo>
 
-#include <mlx/allocator.h>
-#include <mlx/backend/cpu/encoder.h>
-
+#include "heron/kernels/cpu_task.h"
 #include "heron/kernels/qmm_cpu.h"
 
 namespace heron::kernels {
@@ -58,18 +56,10 @@ void run(const mx::array& x, const mx::array& w, const mx::array& scales, const 
 }  // namespace
 
 void QuantizedMatmulCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& encoder = mx::cpu::get_command_encoder(stream());
-  for (const auto& in : inputs) encoder.set_input_array(in);
-  encoder.set_output_array(out);
-  // Weak copies, as in MLX's own CPU primitives: the evaluator keeps the
-  // buffers alive until this task has run on the stream's thread.
-  encoder.dispatch([x = mx::array::unsafe_weak_copy(inputs[0]),
-                    w = mx::array::unsafe_weak_copy(inputs[1]),
-                    scales = mx::array::unsafe_weak_copy(inputs[2]),
-                    biases = mx::array::unsafe_weak_copy(inputs[3]),
-                    out = mx::array::unsafe_weak_copy(out), group_size = group_size_,
-                    bits = bits_]() mutable { run(x, w, scales, biases, out, group_size, bits); });
+  run_on_cpu_stream(stream(), inputs, out,
+                    [group_size = group_size_, bits = bits_](auto& in, mx::array& result) {
+                      run(in[0], in[1], in[2], in[3], result, group_size, bits);
+                    });
 }
 
 void QuantizedMatmulCpu::eval_gpu(const std::vector<mx::array>&, mx::array&) {

@@ -3,9 +3,7 @@
 #include <stdexcept>
 #include <typeinfo>
 
-#include <mlx/allocator.h>
-#include <mlx/backend/cpu/encoder.h>
-
+#include "heron/kernels/cpu_task.h"
 #include "heron/kernels/sdpa_cpu.h"
 
 namespace heron::kernels {
@@ -63,16 +61,10 @@ void run(const mx::array& q, const mx::array& k, const mx::array& v, mx::array& 
 }  // namespace
 
 void ScaledDotProductAttentionCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
-  out.set_data(mx::allocator::malloc(out.nbytes()));
-  auto& encoder = mx::cpu::get_command_encoder(stream());
-  for (const auto& in : inputs) encoder.set_input_array(in);
-  encoder.set_output_array(out);
-  // Weak copies, as in MLX's own CPU primitives: the evaluator keeps the
-  // buffers alive until this task has run on the stream's thread.
-  encoder.dispatch(
-      [q = mx::array::unsafe_weak_copy(inputs[0]), k = mx::array::unsafe_weak_copy(inputs[1]),
-       v = mx::array::unsafe_weak_copy(inputs[2]), out = mx::array::unsafe_weak_copy(out),
-       scale = scale_, causal = causal_]() mutable { run(q, k, v, out, scale, causal); });
+  run_on_cpu_stream(stream(), inputs, out,
+                    [scale = scale_, causal = causal_](auto& in, mx::array& result) {
+                      run(in[0], in[1], in[2], result, scale, causal);
+                    });
 }
 
 void ScaledDotProductAttentionCpu::eval_gpu(const std::vector<mx::array>&, mx::array&) {

@@ -1,7 +1,8 @@
 #include "heron/model/layers/norm.h"
 
-#include <mlx/fast.h>
 #include <mlx/ops.h>
+
+#include "heron/kernels/rms_norm.h"
 
 namespace heron::model {
 
@@ -18,7 +19,7 @@ RMSNorm RMSNorm::load(Weights& w, const std::string& name, float eps, bool offse
 }
 
 mx::array RMSNorm::operator()(const mx::array& x) const {
-  return mx::fast::rms_norm(x, weight_, eps_);
+  return kernels::rms_norm(x, weight_, eps_);
 }
 
 }  // namespace heron::model

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <vector>
 
-#include <mlx/fast.h>
 #include <mlx/ops.h>
 
 namespace heron::model {
@@ -36,22 +35,36 @@ std::vector<float> llama3_freqs(const ModelConfig& c) {
 
 }  // namespace
 
-Rope::Rope(const ModelConfig& c, std::optional<mx::array> freq_factors)
-    : dims_(c.head_dim), traditional_(c.rope_traditional), base_(c.rope_theta) {
-  if (c.rope_scaling.type == "linear") scale_ = 1.0f / c.rope_scaling.factor;
+namespace {
+
+std::optional<mx::array> frequencies(const ModelConfig& c,
+                                     const std::optional<mx::array>& freq_factors) {
   if (c.rope_scaling.type == "llama3") {
     auto f = llama3_freqs(c);
-    freqs_ = mx::array(f.data(), {static_cast<int>(f.size())}, mx::float32);
-  } else if (freq_factors) {
-    auto exponents = mx::divide(mx::arange(0, dims_, 2, mx::float32), mx::array(float(dims_)));
-    freqs_ = mx::multiply(mx::power(mx::array(base_), exponents),
-                          mx::astype(*freq_factors, mx::float32));
+    return mx::array(f.data(), {static_cast<int>(f.size())}, mx::float32);
   }
+  if (!freq_factors) return std::nullopt;
+  const int dims = c.head_dim;
+  auto exponents = mx::divide(mx::arange(0, dims, 2, mx::float32), mx::array(float(dims)));
+  return mx::multiply(mx::power(mx::array(c.rope_theta), exponents),
+                      mx::astype(*freq_factors, mx::float32));
 }
 
+kernels::Rotary make_rotary(const ModelConfig& c, const std::optional<mx::array>& freq_factors) {
+  auto freqs = frequencies(c, freq_factors);
+  std::optional<float> base;
+  if (!freqs) base = c.rope_theta;
+  const float scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
+  return {c.head_dim, c.rope_traditional, base, std::move(freqs), scale};
+}
+
+}  // namespace
+
+Rope::Rope(const ModelConfig& c, const std::optional<mx::array>& freq_factors)
+    : rotary_(make_rotary(c, freq_factors)) {}
+
 mx::array Rope::operator()(const mx::array& x, const mx::array& offsets) const {
-  if (freqs_) return mx::fast::rope(x, dims_, traditional_, std::nullopt, scale_, offsets, freqs_);
-  return mx::fast::rope(x, dims_, traditional_, base_, scale_, offsets);
+  return rotary_(x, offsets);
 }
 
 }  // namespace heron::model

@@ -1,10 +1,11 @@
 #pragma once
-// Rotary position embedding through fast::rope, with per-row offsets and the
-// scaling variants models ship (none, linear, llama3).
+// Rotary position embedding (kernels::Rotary: fused on the CPU, fast::rope elsewhere)
+// with per-row offsets and the scaling variants models ship (none, linear, llama3).
 #include <optional>
 
 #include <mlx/array.h>
 
+#include "heron/kernels/rope.h"
 #include "heron/model/config.h"
 
 namespace heron::model {
@@ -12,16 +13,12 @@ namespace heron::model {
 class Rope {
  public:
   // freq_factors: per-pair divisors some GGUF files ship as rope_freqs.weight.
-  Rope(const ModelConfig& c, std::optional<mlx::core::array> freq_factors = std::nullopt);
+  Rope(const ModelConfig& c, const std::optional<mlx::core::array>& freq_factors = std::nullopt);
   // x [B, heads, L, head_dim]; offsets int32 [B].
   mlx::core::array operator()(const mlx::core::array& x, const mlx::core::array& offsets) const;
 
  private:
-  int dims_;
-  bool traditional_;
-  float base_;
-  float scale_ = 1.0f;
-  std::optional<mlx::core::array> freqs_;  // when set, replaces base (MLX convention)
+  kernels::Rotary rotary_;
 };
 
 }  // namespace heron::model
