@@ -18,6 +18,13 @@ namespace heron::kernels {
 
 namespace mx = mlx::core;
 
+struct Rotary::Table {
+  int dims;
+  bool traditional;
+  float scale;
+  std::vector<float> inv_freqs;
+};
+
 namespace {
 
 // Inverse frequencies, base^(-i/half) or 1 / freqs[i].
@@ -38,21 +45,8 @@ std::vector<float> inverse_frequencies(int dims, std::optional<float> base,
   return inv;
 }
 
-}  // namespace
-
-struct Rotary::Table {
-  int dims;
-  bool traditional;
-  float scale;
-  std::vector<float> inv_freqs;
-};
-
-namespace {
-
-using Rotation = Rotary::Table;
-
 // x viewed as [B, H, L, D]; row (b, h, l) rotates by position offsets[b] + l.
-void rotate(const mx::array& x, const mx::array& offsets, mx::array& out, const Rotation& r) {
+void rotate(const mx::array& x, const mx::array& offsets, mx::array& out, const Rotary::Table& r) {
   const int64_t D = x.shape(-1);
   if (x.size() == 0) return;
   const int64_t L = x.shape(-2);
@@ -92,7 +86,7 @@ void rotate(const mx::array& x, const mx::array& offsets, mx::array& out, const 
 
 class RopeCpu : public mx::UnaryPrimitive {
  public:
-  RopeCpu(mx::Stream stream, std::shared_ptr<const Rotation> rotation)
+  RopeCpu(mx::Stream stream, std::shared_ptr<const Rotary::Table> rotation)
       : UnaryPrimitive(stream), rotation_(std::move(rotation)) {}
 
   void eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) override {
@@ -116,7 +110,7 @@ class RopeCpu : public mx::UnaryPrimitive {
   }
 
  private:
-  std::shared_ptr<const Rotation> rotation_;
+  std::shared_ptr<const Rotary::Table> rotation_;
 };
 
 }  // namespace

@@ -33,10 +33,6 @@ std::vector<float> llama3_freqs(const ModelConfig& c) {
   return freqs;
 }
 
-}  // namespace
-
-namespace {
-
 std::optional<mx::array> frequencies(const ModelConfig& c,
                                      const std::optional<mx::array>& freq_factors) {
   if (c.rope_scaling.type == "llama3") {
