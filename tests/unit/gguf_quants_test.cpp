@@ -34,9 +34,9 @@ struct Expected {
 // Q6_K: gguf computes d*sc*(q-32) with one rounding, MLX's dequantize s*q + b with
 // two; they can differ in the last bit.
 const std::map<std::string, Expected> kTypes = {
-    {"Q4_0", {4, 32, 0}}, {"Q4_1", {4, 32, 0}}, {"Q5_0", {8, 32, 0}}, {"Q5_1", {8, 32, 0}},
+    {"Q4_0", {4, 32, 0}}, {"Q4_1", {4, 32, 0}}, {"Q5_0", {5, 32, 0}}, {"Q5_1", {5, 32, 0}},
     {"Q8_0", {8, 32, 0}}, {"Q2_K", {4, 16, 0}}, {"Q3_K", {4, 16, 0}}, {"Q4_K", {4, 32, 0}},
-    {"Q5_K", {8, 32, 0}}, {"Q6_K", {8, 16, 1}},
+    {"Q5_K", {5, 32, 0}}, {"Q6_K", {8, 16, 1}},
 };
 
 std::vector<float> floats(mx::array a) {

@@ -1,7 +1,7 @@
 // heron::kernels::quantized_matmul against mx::quantized_matmul (the
 // reference) on weights packed by mx::quantize: both CPU implementations
-// (AVX2 and scalar), every supported bits/group size, decode and prefill row
-// counts, ragged N, batch dims and strided inputs.
+// (AVX2 and scalar), every supported bits/group size, float32 and float16 scales, decode and
+// prefill row counts, ragged N, batch dims and strided inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,9 +36,18 @@ mx::array random_x(const mx::Shape& shape, uint64_t seed) {
   return x;
 }
 
-// max |ours - ref| over max |ref|.
+// The same weights with float16 scales and biases (rounded once, then exact).
+Quantized with_half_params(const Quantized& q) {
+  Quantized h{q.w, mx::astype(q.scales, mx::float16), mx::astype(q.biases, mx::float16)};
+  mx::eval(h.scales, h.biases);
+  return h;
+}
+
+// max |ours - ref| over max |ref|. The reference reads the scales and biases widened to
+// float32 (exact), so float16 ones must give the same products.
 float relative_error(const mx::array& x, const Quantized& q, int group_size, int bits) {
-  auto ref = mx::quantized_matmul(x, q.w, q.scales, q.biases, true, group_size, bits);
+  auto ref = mx::quantized_matmul(x, q.w, mx::astype(q.scales, mx::float32),
+                                  mx::astype(q.biases, mx::float32), true, group_size, bits);
   auto ours = heron::kernels::quantized_matmul(x, q.w, q.scales, q.biases, group_size, bits);
   EXPECT_STREQ(ours.primitive().name(), "HeronQuantizedMatmul");  // not the fallback
   mx::eval(ref, ours);
@@ -70,7 +79,7 @@ constexpr float kTol = 1e-5f;
 TEST_P(QuantizedMatmul, MatchesMlxForAllBitsGroupsAndRowCounts) {
   const int K = 768;  // a multiple of every group size
   uint64_t seed = 1;
-  for (int bits : {4, 8}) {
+  for (int bits : {4, 5, 8}) {
     for (int group : {32, 64, 128}) {
       for (int N : {192, 197}) {  // 197: tails of the 4-row blocks and of the tiles
         const auto q = quantize(N, K, group, bits, seed++);
@@ -78,6 +87,33 @@ TEST_P(QuantizedMatmul, MatchesMlxForAllBitsGroupsAndRowCounts) {
           SCOPED_TRACE("bits " + std::to_string(bits) + " group " + std::to_string(group) + " N " +
                        std::to_string(N) + " M " + std::to_string(M));
           EXPECT_LE(relative_error(random_x({M, K}, seed++), q, group, bits), kTol);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(QuantizedMatmul, ReadsFloat16ScalesAndBiases) {
+  const int K = 512;
+  uint64_t seed = 200;
+  for (int bits : {4, 5, 8}) {
+    for (int group : {16, 32, 128}) {
+      const auto q = with_half_params(quantize(197, K, group == 16 ? 32 : group, bits, seed++));
+      // Groups of 16 (GGUF's K types): the same values, every scale and bias repeated.
+      const auto qg =
+          group == 16 ? Quantized{q.w, mx::repeat(q.scales, 2, 1), mx::repeat(q.biases, 2, 1)} : q;
+      ASSERT_EQ(qg.scales.dtype(), mx::float16);
+      for (int M : {1, 3, 4, 9}) {
+        SCOPED_TRACE("bits " + std::to_string(bits) + " group " + std::to_string(group) + " M " +
+                     std::to_string(M));
+        const auto x = random_x({M, K}, seed++);
+        if (group == 16) {  // MLX has no group 16: compare with the group-32 product
+          auto ours = heron::kernels::quantized_matmul(x, qg.w, qg.scales, qg.biases, 16, bits);
+          auto ref = mx::quantized_matmul(x, q.w, mx::astype(q.scales, mx::float32),
+                                          mx::astype(q.biases, mx::float32), true, 32, bits);
+          EXPECT_TRUE(mx::allclose(ours, ref, 1e-5, 1e-4).item<bool>());
+        } else {
+          EXPECT_LE(relative_error(x, qg, group, bits), kTol);
         }
       }
     }

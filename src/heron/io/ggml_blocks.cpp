@@ -179,10 +179,10 @@ struct Codec {
 
 constexpr Codec kCodecs[] = {
     {GGMLType::Q4_0, {4, 32}, decode_q4_0}, {GGMLType::Q4_1, {4, 32}, decode_q4_1},
-    {GGMLType::Q5_0, {8, 32}, decode_q5_0}, {GGMLType::Q5_1, {8, 32}, decode_q5_1},
+    {GGMLType::Q5_0, {5, 32}, decode_q5_0}, {GGMLType::Q5_1, {5, 32}, decode_q5_1},
     {GGMLType::Q8_0, {8, 32}, decode_q8_0}, {GGMLType::Q2_K, {4, 16}, decode_q2_k},
     {GGMLType::Q3_K, {4, 16}, decode_q3_k}, {GGMLType::Q4_K, {4, 32}, decode_q4_k},
-    {GGMLType::Q5_K, {8, 32}, decode_q5_k}, {GGMLType::Q6_K, {8, 16}, decode_q6_k},
+    {GGMLType::Q5_K, {5, 32}, decode_q5_k}, {GGMLType::Q6_K, {8, 16}, decode_q6_k},
 };
 
 const Codec* codec_of(uint32_t type) {
@@ -253,20 +253,21 @@ AffineTensor ggml_blocks_to_affine(uint32_t type, const uint8_t* data, int64_t r
                                    const std::string& path, const std::string& tensor) {
   BlockWalker walk(type, path, tensor);
   const int bits = walk.form().bits;
-  const int per_word = 32 / bits;
-  const int64_t words_per_row = cols / per_word;
+  const int64_t words_per_row = cols * bits / 32;
   const int64_t groups_per_row = cols / walk.form().group_size;
   const int64_t blocks_per_row = cols / walk.block_size();
   std::unique_ptr<uint32_t[]> packed(new uint32_t[rows * words_per_row]());
   std::unique_ptr<float[]> scales(new float[rows * groups_per_row]);
   std::unique_ptr<float[]> biases(new float[rows * groups_per_row]);
-  const int words_per_block = walk.block_size() / per_word;
+  const int words_per_block = walk.block_size() * bits / 32;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t k = 0; k < blocks_per_row; ++k) {
       walk.decode(data, r * blocks_per_row + k);
       uint32_t* w = packed.get() + r * words_per_row + k * words_per_block;
-      for (int i = 0; i < walk.block_size(); ++i) {
-        w[i / per_word] |= uint32_t{walk.q()[i]} << (bits * (i % per_word));
+      for (int i = 0; i < walk.block_size(); ++i) {  // low bits first, across words
+        const int bit = i * bits, shift = bit % 32;
+        w[bit / 32] |= uint32_t{walk.q()[i]} << shift;
+        if (shift + bits > 32) w[bit / 32 + 1] |= uint32_t{walk.q()[i]} >> (32 - shift);
       }
       const int64_t g0 = r * groups_per_row + k * walk.groups();
       std::memcpy(scales.get() + g0, walk.scales(), sizeof(float) * walk.groups());

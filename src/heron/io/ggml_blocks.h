@@ -5,8 +5,9 @@
 // and mins are an affine scale and bias, its integer codes fit the target width.
 //
 //   Q4_0, Q4_1, Q4_K          -> 4 bits, groups of 32
-//   Q5_0, Q5_1, Q5_K, Q8_0    -> 8 bits, groups of 32 (5-bit codes widened: MLX's 5-bit
-//                                packing straddles words, which our kernels do not read)
+//   Q5_0, Q5_1, Q5_K          -> 5 bits, groups of 32 (MLX packs 5-bit codes as one bit
+//                                stream, 8 codes in 5 bytes)
+//   Q8_0                      -> 8 bits, groups of 32
 //   Q2_K, Q3_K                -> 4 bits, groups of 16 (their sub-blocks are 16 long)
 //   Q6_K                      -> 8 bits, groups of 16
 //

@@ -4,7 +4,8 @@ namespace heron::kernels {
 
 bool avx2_supported() {
 #if defined(__x86_64__)
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                         __builtin_cpu_supports("f16c");
   return ok;
 #else
   return false;

@@ -21,19 +21,19 @@ constexpr int kNr = 4;         // weight rows per micro-kernel
 constexpr int kKc = 512;       // most K per chunk
 
 // dst[r * K + k] = s * q + b for rows n0 .. n0 + rows, in the order of xp.
-template <int BITS, int GS>
+template <int BITS, int GS, class S>
 HERON_AVX2 void dequantize_tile(const QmmArgs& a, int n0, int rows, float* dst) {
   const int groups = a.K / GS;
   const int64_t row_bytes = int64_t{a.K} * BITS / 8;
   const auto* wbase = reinterpret_cast<const uint8_t*>(a.w);
   for (int r = 0; r < rows; ++r) {
     const uint8_t* w = wbase + (n0 + r) * row_bytes;
-    const float* s = a.scales + int64_t{n0 + r} * groups;
-    const float* b = a.biases + int64_t{n0 + r} * groups;
+    const S* s = group_params<S>(a.scales, n0 + r, groups);
+    const S* b = group_params<S>(a.biases, n0 + r, groups);
     float* d = dst + int64_t{r} * a.K;
     for (int g = 0; g < groups; ++g) {
-      const __m256 sv = _mm256_set1_ps(s[g]);
-      const __m256 bv = _mm256_set1_ps(b[g]);
+      const __m256 sv = _mm256_set1_ps(group_param(s, g));
+      const __m256 bv = _mm256_set1_ps(group_param(b, g));
 #pragma GCC unroll 8
       for (int blk = 0; blk < GS / 16; ++blk) {
         float* o = d + g * GS + blk * 16;
@@ -87,13 +87,11 @@ constexpr MicroFn kMicro[kMr][kNr] = {{micro<1, 1>, micro<1, 2>, micro<1, 3>, mi
 
 using DequantFn = void (*)(const QmmArgs&, int, int, float*);
 
-DequantFn pick(int bits, int gs) {
-  const int gi = gs == 16 ? 0 : gs == 32 ? 1 : gs == 64 ? 2 : 3;
-  static constexpr DequantFn table[2][4] = {{dequantize_tile<4, 16>, dequantize_tile<4, 32>,
-                                             dequantize_tile<4, 64>, dequantize_tile<4, 128>},
-                                            {dequantize_tile<8, 16>, dequantize_tile<8, 32>,
-                                             dequantize_tile<8, 64>, dequantize_tile<8, 128>}};
-  return table[bits == 4 ? 0 : 1][gi];
+DequantFn pick(const QmmArgs& a) {
+  return dispatch_qmm(a, [](auto bits, auto group, auto scale) -> DequantFn {
+    return dequantize_tile<decltype(bits)::value, decltype(group)::value,
+                           typename decltype(scale)::type>;
+  });
 }
 
 void qmm_tile(const QmmArgs& a, const float* xp, int n0, DequantFn dequantize) {
@@ -129,7 +127,7 @@ void qmm_avx2(const QmmArgs& a, ThreadPool& pool) {
     permute_x_nibble_order(a.x, xbuf.data(), int64_t{a.M} * a.K);
     xp = xbuf.data();
   }
-  const DequantFn dequantize = pick(a.bits, a.group_size);
+  const DequantFn dequantize = pick(a);
   const int tasks = (a.N + kTileRows - 1) / kTileRows;
   pool.parallel_for(tasks, [&](int t) { qmm_tile(a, xp, t * kTileRows, dequantize); });
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The operand shapes an affine-quantized matmul kernel of ours takes (device and
-// dtypes are each kernel's own business): 4 or 8 bits, groups of 16/32/64/128 (16:
+// dtypes are each kernel's own business): 4, 5 or 8 bits, groups of 16/32/64/128 (16:
 // the GGUF K types whose sub-blocks are 16 long),
 // x [..., K], w uint32 [N, K*bits/32], scales and biases [N, K/group_size].
 #include <cstdint>
@@ -12,7 +12,7 @@ namespace heron::kernels {
 inline bool affine_qmm_shapes(const mlx::core::array& x, const mlx::core::array& w,
                               const mlx::core::array& scales, const mlx::core::array& biases,
                               int group_size, int bits) {
-  if (bits != 4 && bits != 8) return false;
+  if (bits != 4 && bits != 5 && bits != 8) return false;
   if (group_size != 16 && group_size != 32 && group_size != 64 && group_size != 128) {
     return false;
   }

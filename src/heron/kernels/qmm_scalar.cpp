@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "heron/kernels/qmm_dispatch.h"
 #include "heron/kernels/qmm_kernels.h"
 
 namespace heron::kernels {
@@ -11,18 +12,26 @@ namespace {
 
 constexpr int kRowsPerTask = 16;
 
+float group_param(const void* params, bool half, int64_t i) {
+  if (half) return half_to_float(static_cast<const Half*>(params)[i].bits);
+  return static_cast<const float*>(params)[i];
+}
+
 void dequantize_row(const QmmArgs& a, int n, float* row) {
   const int words = a.K * a.bits / 32;
   const int groups = a.K / a.group_size;
   const uint32_t* w = a.w + static_cast<int64_t>(n) * words;
-  const float* s = a.scales + static_cast<int64_t>(n) * groups;
-  const float* b = a.biases + static_cast<int64_t>(n) * groups;
   const uint32_t mask = (1u << a.bits) - 1;
-  for (int k = 0; k < a.K; ++k) {
-    const int bit = k * a.bits;
-    const auto q = static_cast<float>((w[bit / 32] >> (bit % 32)) & mask);
-    const int g = k / a.group_size;
-    row[k] = s[g] * q + b[g];
+  for (int g = 0; g < groups; ++g) {
+    const int64_t param = int64_t{n} * groups + g;
+    const float scale = group_param(a.scales, a.half_scales, param);
+    const float bias = group_param(a.biases, a.half_scales, param);
+    for (int k = g * a.group_size; k < (g + 1) * a.group_size; ++k) {
+      const int bit = k * a.bits, shift = bit % 32;
+      uint32_t code = w[bit / 32] >> shift;
+      if (shift + a.bits > 32) code |= w[bit / 32 + 1] << (32 - shift);  // 5 bits straddle
+      row[k] = scale * static_cast<float>(code & mask) + bias;
+    }
   }
 }
 

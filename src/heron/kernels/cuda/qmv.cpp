@@ -93,8 +93,8 @@ bool qmv_supported(const mx::array& x, const mx::array& w, const mx::array& scal
   if (scales.dtype() != x.dtype() || biases.dtype() != x.dtype() || w.dtype() != mx::uint32) {
     return false;
   }
-  // A thread reads 32 4-bit or 16 8-bit values under one scale.
-  if (group_size < 32 || !affine_qmm_shapes(x, w, scales, biases, group_size, bits)) return false;
+  // A thread reads 32 4-bit or 16 8-bit values under one scale (5 bits: MLX's kernel).
+  if (bits == 5 || group_size < 32 || !affine_qmm_shapes(x, w, scales, biases, group_size, bits)) return false;
   const int64_t K = x.shape(-1);
   const auto rows = static_cast<int64_t>(x.size()) / K;
   return rows >= 1 && rows <= kMaxRows;

@@ -30,7 +30,8 @@ class Linear {
  private:
   friend class Embedding;
   friend class LinearGroup;
-  // Same input size, quantization, dtype and bias: can share one matrix product.
+  // Same input size, quantization (and its parameters' dtype), dtype and bias: can share
+  // one matrix product.
   bool fusable_with(const Linear& o) const;
   // Float weights are multiplied through this view, [in, out], made once: a transpose
   // per call would add a node to every step's graph (host time per step: architecture.md).
