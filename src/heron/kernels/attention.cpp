@@ -28,6 +28,10 @@ bool fast_path(const mx::array& q, const mx::array& k, const mx::array& v, bool 
          k.shape(3) == D && (!causal || q.shape(2) <= k.shape(2));
 }
 
+std::shared_ptr<mx::Primitive> primitive(const mx::Stream& s, float scale, bool causal) {
+  return std::make_shared<ScaledDotProductAttentionCpu>(s, scale, causal);
+}
+
 }  // namespace
 
 mx::array scaled_dot_product_attention(const mx::array& q, const mx::array& k, const mx::array& v,
@@ -37,9 +41,20 @@ mx::array scaled_dot_product_attention(const mx::array& q, const mx::array& k, c
     return mx::fast::scaled_dot_product_attention(q, k, v, scale, causal ? "causal" : "", {}, {},
                                                   false, s);
   }
-  return mx::array(q.shape(), mx::float32,
-                   std::make_shared<ScaledDotProductAttentionCpu>(stream, scale, causal),
-                   {q, k, v});
+  return mx::array(q.shape(), mx::float32, primitive(stream, scale, causal), {q, k, v});
+}
+
+mx::array masked_scaled_dot_product_attention(const mx::array& q, const mx::array& k,
+                                              const mx::array& v, float scale,
+                                              const mx::array& mask, mx::StreamOrDevice s) {
+  const auto stream = mx::to_stream(s);
+  const bool mask_fits = mask.dtype() == mx::bool_ && mask.ndim() == 2 && q.ndim() == 4 &&
+                         k.ndim() == 4 && mask.shape(0) == q.shape(2) &&
+                         mask.shape(1) == k.shape(2);
+  if (!mask_fits || !fast_path(q, k, v, false, stream)) {
+    return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask, {}, false, s);
+  }
+  return mx::array(q.shape(), mx::float32, primitive(stream, scale, false), {q, k, v, mask});
 }
 
 }  // namespace heron::kernels

@@ -16,4 +16,13 @@ mlx::core::array scaled_dot_product_attention(const mlx::core::array& q, const m
                                               const mlx::core::array& v, float scale, bool causal,
                                               mlx::core::StreamOrDevice s = {});
 
+// The same with a bool mask [L, T] instead of the causal one: query i sees key j where
+// mask[i, j] (mx::fast's boolean mask; keys stored out of position order, as in a
+// sliding window's ring). Every query must see at least one key.
+mlx::core::array masked_scaled_dot_product_attention(const mlx::core::array& q,
+                                                     const mlx::core::array& k,
+                                                     const mlx::core::array& v, float scale,
+                                                     const mlx::core::array& mask,
+                                                     mlx::core::StreamOrDevice s = {});
+
 }  // namespace heron::kernels

@@ -116,6 +116,10 @@ HERON_AVX2 float softmax_row(float* s, int n, int npad, float& m, float& l) {
   __m256 mv = _mm256_set1_ps(-kInf);
   for (int j = 0; j < npad; j += 8) mv = _mm256_max_ps(mv, _mm256_loadu_ps(s + j));
   const float m_new = std::max(m, hmax(mv));
+  if (m_new == -kInf) {  // masked: the row has seen no key yet, and sees none here
+    std::fill(s, s + npad, 0.0f);
+    return 1.0f;
+  }
   const __m256 mb = _mm256_set1_ps(m_new);
   __m256 sum = _mm256_setzero_ps();
   for (int j = 0; j < npad; j += 8) {
@@ -157,6 +161,12 @@ HERON_AVX2 void attend_blocks(const AttendArgs& a) {
       if (n[r] == 0) {  // causal: this row sees none of the block
         std::fill(sr, sr + npad, 0.0f);
         continue;
+      }
+      if (a.mask) {
+        const bool* visible = a.mask[r] + kb;
+        for (int j = 0; j < n[r]; ++j) {
+          if (!visible[j]) sr[j] = -std::numeric_limits<float>::infinity();
+        }
       }
       const float alpha = softmax_row(sr, n[r], npad, a.m[r], a.l[r]);
       if (alpha != 1.0f) {

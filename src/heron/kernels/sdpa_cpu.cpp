@@ -113,8 +113,10 @@ void sdpa_cpu(const SdpaArgs& a) {
     const int M = p.G * t.nq;
     thread_local std::vector<float> q, m, l, acc;
     thread_local std::vector<int> end;
+    thread_local std::vector<const bool*> mask;
     q.resize(static_cast<size_t>(M) * D);
     end.resize(static_cast<size_t>(M));
+    mask.resize(static_cast<size_t>(M));
     m.assign(static_cast<size_t>(M), -std::numeric_limits<float>::infinity());
     l.assign(static_cast<size_t>(M), 0.0f);
     acc.assign(static_cast<size_t>(M) * D, 0.0f);
@@ -125,6 +127,7 @@ void sdpa_cpu(const SdpaArgs& a) {
       float* dst = q.data() + int64_t{r} * D;
       for (int d = 0; d < D; ++d) dst[d] = src[d] * a.scale;
       end[r] = a.causal ? std::min(a.T, p.off + pos + 1) : a.T;
+      if (a.mask) mask[r] = a.mask + int64_t{pos} * a.T;
     }
     AttendArgs args{};
     args.q = q.data();
@@ -133,6 +136,7 @@ void sdpa_cpu(const SdpaArgs& a) {
     args.k_stride = a.k_strides[2];
     args.v_stride = a.v_strides[2];
     args.end = end.data();
+    args.mask = a.mask ? mask.data() : nullptr;
     args.M = M;
     args.D = D;
     args.k0 = split * p.split_len;

@@ -3,7 +3,9 @@
 // of mx::fast::scaled_dot_product_attention: out = softmax(scale * q k^T) v
 // per head, query head h reading kv head h / (Hq / Hkv), and the causal mask
 // aligned to the end of the keys (query i sees keys j <= T - L + i; causal
-// needs L <= T).
+// needs L <= T), or a boolean mask [L, T] shared by every batch row and head (query i
+// sees key j where it is true: a sliding window's ring, whose keys are not in position
+// order). Every query must see at least one key.
 #include <cstdint>
 
 #include "heron/kernels/qmm_cpu.h"  // Isa
@@ -22,6 +24,7 @@ struct SdpaArgs {
   int B, Hq, Hkv, L, T, D;  // D a multiple of 8
   float scale;
   bool causal;
+  const bool* mask = nullptr;  // [L, T] row-major, or none
 };
 
 // Runs on the calling thread plus the shared thread pool.

@@ -38,10 +38,24 @@ const float* view(const mx::array& a, std::vector<float>& scratch, int64_t strid
   return scratch.data();
 }
 
-void run(const mx::array& q, const mx::array& k, const mx::array& v, mx::array& out, float scale,
-         bool causal) {
+// A [L, T] bool mask as a dense row-major buffer (a broadcast or sliced one is copied).
+const bool* dense_mask(const mx::array& m, std::vector<char>& scratch) {
+  if (m.flags().row_contiguous) return m.data<bool>();
+  scratch.resize(m.size());
+  const bool* src = m.data<bool>();
+  for (int64_t i = 0; i < m.shape(0); ++i) {
+    for (int64_t j = 0; j < m.shape(1); ++j) {
+      scratch[i * m.shape(1) + j] = static_cast<char>(src[i * m.strides(0) + j * m.strides(1)]);
+    }
+  }
+  return reinterpret_cast<const bool*>(scratch.data());
+}
+
+void run(const std::vector<mx::array>& in, mx::array& out, float scale, bool causal) {
   if (out.size() == 0) return;
+  const auto &q = in[0], &k = in[1], &v = in[2];
   std::vector<float> qs, ks, vs;
+  std::vector<char> ms;
   SdpaArgs a{};
   a.q = view(q, qs, a.q_strides);
   a.k = view(k, ks, a.k_strides);
@@ -55,6 +69,7 @@ void run(const mx::array& q, const mx::array& k, const mx::array& v, mx::array& 
   a.T = k.shape(2);
   a.scale = scale;
   a.causal = causal;
+  if (in.size() > 3) a.mask = dense_mask(in[3], ms);
   sdpa_cpu(a);
 }
 
@@ -63,7 +78,7 @@ void run(const mx::array& q, const mx::array& k, const mx::array& v, mx::array& 
 void ScaledDotProductAttentionCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
   run_on_cpu_stream(stream(), inputs, out,
                     [scale = scale_, causal = causal_](auto& in, mx::array& result) {
-                      run(in[0], in[1], in[2], result, scale, causal);
+                      run(in, result, scale, causal);
                     });
 }
 

@@ -11,7 +11,8 @@ class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
   ScaledDotProductAttentionCpu(mlx::core::Stream stream, float scale, bool causal)
       : UnaryPrimitive(stream), scale_(scale), causal_(causal) {}
 
-  // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32.
+  // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32; optionally a bool mask
+  // [L, T] (query i sees key j where true).
   void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
   void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
 

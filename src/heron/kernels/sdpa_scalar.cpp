@@ -14,6 +14,7 @@ void attend_scalar(const AttendArgs& a) {
     float l = a.l[r];
     const int k1 = a.k1 < a.end[r] ? a.k1 : a.end[r];
     for (int j = a.k0; j < k1; ++j) {
+      if (a.mask && !a.mask[r][j]) continue;
       const float* k = a.k + j * a.k_stride;
       const float* v = a.v + j * a.v_stride;
       float s = 0.0f;
