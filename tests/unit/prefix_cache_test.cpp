@@ -277,7 +277,8 @@ TEST_F(PrefixCacheTest, MemoryAndDiskBudgetsTogether) {
 // Gemma 3's sliding-window layers keep rings of window + 4 (8 + 4 on the tiny model):
 // the trie restores a node only where every ring can hold its state, so a branch from
 // deep in the live path starts over, while a return to a saved conversation restores
-// its end from the window its snapshot kept. Answers equal a cold run's throughout.
+// its end from the window its snapshot kept, and a restore point's captured window
+// serves a regenerate. Answers equal a cold run's throughout.
 TEST(SlidingWindowPrefixCache, RestoresOnlyWhereTheWindowsWereKept) {
   auto loaded = heron::model::load_model(HERON_FIXTURES "/models/tiny-gemma3");
   const auto& model = *loaded.model;
@@ -330,9 +331,14 @@ TEST(SlidingWindowPrefixCache, RestoresOnlyWhereTheWindowsWereKept) {
   EXPECT_EQ(run(*cache, next, &stats, 3), cold(next, 3));
   EXPECT_EQ(stats.cached_tokens, static_cast<int>(first.size() + answer.size()) - 1);
   // Regenerating a short answer rolls the rings back within their slack; after a longer
-  // one (6 positions back, past the slack) the prompt is computed again.
+  // one (6 positions back, past the slack) the rings go back to the restore point 4
+  // tokens before the prompt's end, whose windows they captured as prefill crossed it.
   EXPECT_EQ(run(*cache, next, &stats), cold(next));
   EXPECT_EQ(stats.cached_tokens, static_cast<int>(next.size()) - 1);
   EXPECT_EQ(run(*cache, next, &stats), cold(next));
-  EXPECT_EQ(stats.cached_tokens, 0);
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(next.size()) - 4);
+  // Back to the other conversation: the snapshot of its restore point holds the window
+  // its rings had moved past, and the positions after it, so all but one token return.
+  EXPECT_EQ(run(*cache, other, &stats), cold(other));
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(other.size()) - 1);
 }

@@ -152,3 +152,38 @@ TEST(RotatingKVCache, SegmentsRestoreTheStateAtTheirEnd) {
   full.update(twenty, twenty);
   EXPECT_THROW(full.load(*window), heron::Error);
 }
+
+TEST(RotatingKVCache, RestorePointsKeepTheirStateAfterTheRingMovesOn) {
+  Pair p;
+  p.cache.capture_at({13, 27});
+  // 27 is crossed inside a chunk (its window partly from the ring, partly from the
+  // chunk), 13 by a single position; then the ring moves 13 past 27, beyond its slack.
+  ASSERT_LE(p.write(12), 1e-5f);
+  ASSERT_LE(p.write(1), 1e-5f);
+  ASSERT_LE(p.write(10), 1e-5f);
+  ASSERT_LE(p.write(17), 1e-5f);
+  EXPECT_FALSE(heron::cache::holds_state_at(p.cache, 26));
+  EXPECT_TRUE(heron::cache::holds_state_at(p.cache, 27));
+  EXPECT_TRUE(heron::cache::holds_state_at(p.cache, 13));
+  // Saved there: the window before 27, which the ring no longer holds.
+  auto saved = p.cache.save(13, 27);
+  EXPECT_EQ(saved->data_begin(), 27 - kWindow + 1);
+  const std::vector<mx::array> keys(p.keys.begin(), p.keys.begin() + 27);
+  const std::vector<mx::array> values(p.values.begin(), p.values.begin() + 27);
+  // Rewound there, the ring takes its window back and goes on like the reference.
+  p.rewind(40 - 27);
+  EXPECT_LE(p.write(2), 1e-5f);
+  EXPECT_LE(p.write(1), 1e-5f);
+  // Captures above the offset a rewind goes to are gone; those below stay.
+  p.rewind(30 - 20);
+  EXPECT_FALSE(heron::cache::holds_state_at(p.cache, 27 - 10));
+  EXPECT_TRUE(heron::cache::holds_state_at(p.cache, 13));
+  // The saved segment restores 27 in a cache of its own.
+  Pair q;
+  q.write(13);
+  q.cache.load(*saved);
+  q.keys = keys;
+  q.values = values;
+  q.seed = 2000;
+  EXPECT_LE(q.write(1), 1e-5f);
+}

@@ -69,6 +69,14 @@ class Cache {
   virtual int needs_from(int /*offset*/) const { return 0; }
   // The first position the cache still holds (a rotating buffer forgets the oldest).
   virtual int held_from() const { return 0; }
+  // The same for the cache rewound to `offset` (<= offset()): a cache that captured its
+  // state there (capture_at) holds what that state needs, whatever was written since.
+  virtual int held_from_at(int /*offset*/) const { return held_from(); }
+  // Restore points: while the next writes pass these offsets, keep the state at each
+  // (what save(·, offset) and a rewind to offset need), however far writes go on. A
+  // cache that forgets nothing has nothing to do. Captures below the offset a rewind
+  // goes to stay; those above it go.
+  virtual void capture_at(const std::vector<int>& /*offsets*/) {}
   // A write followed by a rewind of at most this many positions leaves a usable state
   // (speculation's rollback).
   virtual int rollback_limit() const { return std::numeric_limits<int>::max(); }
@@ -76,7 +84,7 @@ class Cache {
 
 // Whether the cache, rewound to `offset` (<= its offset()), still holds its state there.
 inline bool holds_state_at(const Cache& cache, int offset) {
-  return cache.held_from() <= cache.needs_from(offset);
+  return cache.held_from_at(offset) <= cache.needs_from(offset);
 }
 
 using Caches = std::vector<std::unique_ptr<Cache>>;

@@ -230,7 +230,7 @@ bool PrefixCache::restorable(Node* x, bool* lost) {
       held = s.data_begin();
       gap = s.data_begin() > s.begin();
     }
-    if (!gap && held == ancestor->end) held = std::min(held, cache.held_from());
+    if (!gap && held == ancestor->end) held = std::min(held, cache.held_from_at(ancestor->end));
     if (held > need) return false;
   }
   return true;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <mlx/ops.h>
+#include <mlx/transforms.h>
 
 #include "heron/cache/band_mask.h"
 #include "heron/cache/kv_cache.h"
@@ -37,6 +38,41 @@ RotatingKVCache::RotatingKVCache(int window, int slack) : window_(window), slack
 
 int RotatingKVCache::needs_from(int offset) const {
   return std::max(0, offset - window_ + 1);
+}
+
+const RotatingKVCache::Capture* RotatingKVCache::capture(int offset) const {
+  for (const auto& c : captures_) {
+    if (c.offset == offset) return &c;
+  }
+  return nullptr;
+}
+
+int RotatingKVCache::held_from_at(int offset) const {
+  return capture(offset) ? std::min(held_from_, needs_from(offset)) : held_from_;
+}
+
+void RotatingKVCache::capture_at(const std::vector<int>& offsets) {
+  scheduled_ = offsets;
+}
+
+void RotatingKVCache::capture_crossed(int at, const mx::array& keys, const mx::array& values) {
+  const int n = keys.shape(2);
+  for (int p : scheduled_) {
+    if (p <= at || p > at + n) continue;
+    // What the state at p needs: held positions before this write, then the chunk's own.
+    const int from = needs_from(p);
+    auto k = positions_slice(keys, std::max(0, from - at), p - at);
+    auto v = positions_slice(values, std::max(0, from - at), p - at);
+    if (from < at) {
+      auto [held_k, held_v] = positions(from, at);
+      k = mx::concatenate({held_k, k}, 2);
+      v = mx::concatenate({held_v, v}, 2);
+    }
+    captures_.push_back({p, mx::copy(k), mx::copy(v)});
+    // Computed now, so they stop holding the ring's buffer (the write below then copies it
+    // once instead of updating it in place) and the chunk's keys.
+    mx::async_eval({captures_.back().keys, captures_.back().values});
+  }
 }
 
 void RotatingKVCache::write(int at, mx::array keys, mx::array values) {
@@ -128,6 +164,7 @@ KVHistory RotatingKVCache::update(const mx::array& keys, const mx::array& values
                 " (it holds from " + std::to_string(held_from_) + "), which position " +
                 std::to_string(at) + " attends to");
   }
+  if (!scheduled_.empty()) capture_crossed(at, keys, values);
   const int cap = capacity();
   if (at + n <= cap) {
     // The ring has not wrapped this far: slots are positions.
@@ -162,10 +199,19 @@ void RotatingKVCache::rewind(int n) {
   }
   offset_ -= n;
   held_from_ = std::min(held_from_, offset_);
+  std::erase_if(captures_, [&](const Capture& c) { return c.offset > offset_; });
+  // Back at a restore point the ring has moved past: put its window back.
+  const Capture* c = capture(offset_);
+  if (c && held_from_ > needs_from(offset_)) {
+    if (c->keys.shape(2) > 0) write(needs_from(offset_), c->keys, c->values);
+    held_from_ = needs_from(offset_);
+  }
 }
 
 size_t RotatingKVCache::nbytes() const {
-  return (keys_ ? keys_->nbytes() : 0) + (values_ ? values_->nbytes() : 0);
+  size_t bytes = (keys_ ? keys_->nbytes() : 0) + (values_ ? values_->nbytes() : 0);
+  for (const auto& c : captures_) bytes += c.keys.nbytes() + c.values.nbytes();
+  return bytes;
 }
 
 SegmentPtr RotatingKVCache::save(int begin, int end) const {
@@ -174,7 +220,11 @@ SegmentPtr RotatingKVCache::save(int begin, int end) const {
                 " of a sliding-window cache holding " + std::to_string(offset_));
   }
   // Every position while the ring still holds them (the segment then splits anywhere);
-  // otherwise what the state at end needs, when it holds that.
+  // otherwise what the state at end needs, when it holds that or captured it.
+  const Capture* c = capture(end);
+  if (c && held_from_ > needs_from(end) && needs_from(end) > begin) {
+    return std::make_unique<KVSegment>(begin, end, c->keys, c->values);
+  }
   int from = std::max(begin, held_from_);
   if (from > begin) from = std::max(from, needs_from(end));
   from = std::min(from, end);

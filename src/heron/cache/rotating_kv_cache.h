@@ -9,8 +9,12 @@
 //
 // Segments are KVSegments: every position of [begin, end) while the ring still held
 // them when saved, otherwise only the window - 1 before end, so they restore end.
+// Restore points (capture_at) keep that window - 1 as the writes cross them, so the
+// state there can be saved and rewound to after the ring has moved on (a regenerate
+// after an answer longer than the slack).
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "heron/cache/cache.h"
 
@@ -32,6 +36,8 @@ class RotatingKVCache : public Cache {
   SegmentPtr segment_from(int begin, int end, std::vector<mlx::core::array> tensors) const override;
   int needs_from(int offset) const override;
   int held_from() const override { return held_from_; }
+  int held_from_at(int offset) const override;
+  void capture_at(const std::vector<int>& offsets) override;
   int rollback_limit() const override { return slack_; }
   int capacity() const { return window_ + slack_; }
 
@@ -43,11 +49,22 @@ class RotatingKVCache : public Cache {
   void write(int at, mlx::core::array keys, mlx::core::array values);
   // The slots in order of position, each query's visible ones marked.
   KVHistory wrapped_history(int first_query, int queries) const;
+  // Before writing keys/values at `at`: captures the scheduled offsets they cross.
+  void capture_crossed(int at, const mlx::core::array& keys, const mlx::core::array& values);
+
+  // The state at `offset`: positions [needs_from(offset), offset), arrays of their own.
+  struct Capture {
+    int offset;
+    mlx::core::array keys, values;
+  };
+  const Capture* capture(int offset) const;
 
   int window_, slack_;
   std::optional<mlx::core::array> keys_, values_;
   int offset_ = 0;
   int held_from_ = 0;  // positions [held_from_, offset_) are in the ring
+  std::vector<int> scheduled_;
+  std::vector<Capture> captures_;
 };
 
 }  // namespace heron::cache

@@ -45,8 +45,10 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
   stats.cached_tokens = keep;
   // Restore points the prefill crosses join the trie as it goes, so a cancelled prefill
   // keeps them too.
+  const auto points = restore_points(n);
+  for (auto& c : caches) c->capture_at(points);
   auto mark_restore_points = [&] {
-    for (int at : restore_points(n)) {
+    for (int at : points) {
       if (at <= cache.live_length()) cache.mark_restore_point(at, at == n - 4);
     }
   };
