@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Generation benchmark (not a test): heron vs mlx-lm vs llama.cpp on SmolLM2-135M.
+"""Generation benchmark (not a test): heron vs mlx-lm vs llama.cpp on the same weights,
+SmolLM2-135M (Q4_1) by default or any llama / gemma3 GGUF, e.g. Gemma 3 270M Q4_K_M.
 
     .venv/bin/python bench/bench_generate.py [--runs 5] [--engines heron,mlx-lm,llama.cpp]
     .venv/bin/python bench/bench_generate.py --gguf .venv/models/gemma-3-270m-q4_k_m.gguf \
-        --engines heron,llama.cpp        # Gemma 3 270M Q4_K_M (k-quants), no mlx-lm
+        [--engines heron,mlx-lm,llama.cpp]   # Gemma 3 270M Q4_K_M (k-quants), CPU
 
 Each engine gets the same raw prompt (a fixed text cut to exactly --prompt-tokens
 tokens with the reference tokenizer: mlx-lm's when it runs, else llama.cpp's), generates --gen-tokens tokens greedily with
@@ -15,8 +16,11 @@ rotates every run); the table shows medians.
              --ignore-eos --temperature 0 --stats-json   (its last stderr line is
              {"prompt_tokens","prompt_tps","decode_tokens","decode_tps","peak_rss_mib"});
              skipped with a note when build/heron is missing or fails.
-  mlx-lm     mlx_lm.generate.generate_step on .cache/smollm2-mlx (the GGUF's own
-             4-bit weights, converted by tools/gguf_to_mlx.py, run when missing).
+  mlx-lm     mlx_lm.generate.generate_step on --mlx-dir: the GGUF's own quantized
+             weights converted by tools/gguf_to_mlx.py (run when the directory is
+             missing) into .cache/smollm2-mlx for the default GGUF, else
+             .cache/<GGUF name>-mlx (Gemma 3 270M: .cache/gemma-3-270m-q4_k_m-mlx, with
+             its 9 Q6_K ffn_down tensors as float32, MLX having no group-16 form).
              prefill = time to the first token, decode = the other N-1 tokens
              (mlx-lm's own prompt_tps / generation_tps definitions).
   llama.cpp  llama-cpp-python on the GGUF, n_threads = n_threads_batch = --threads;
@@ -241,7 +245,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--gguf", type=Path, default=DEFAULT_GGUF)
-    ap.add_argument("--mlx-dir", type=Path, default=DEFAULT_MLX)
+    ap.add_argument("--mlx-dir", type=Path, default=None,
+                    help=f"mlx-lm model (default: {DEFAULT_MLX.relative_to(ROOT)} for the default "
+                    "GGUF, .cache/<GGUF name>-mlx otherwise)")
     ap.add_argument("--heron", type=Path, default=DEFAULT_HERON)
     ap.add_argument("--heron-model", type=Path, default=None, help="model for heron (default: --gguf)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per engine run")
@@ -249,6 +255,13 @@ def main():
     ap.add_argument("--worker", choices=["mlx-lm", "llama.cpp"], help=argparse.SUPPRESS)
     ap.add_argument("--prompt-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.mlx_dir is None:
+        # Imported here: bench_serve and bench_prefix_cache import this module, and
+        # gguf_to_mlx sets thread variables on import.
+        sys.path.insert(0, str(ROOT / "tools"))
+        from gguf_to_mlx import default_out
+
+        args.mlx_dir = default_out(args.gguf)
 
     if args.worker == "mlx-lm":
         return worker_mlx(args)
@@ -265,6 +278,10 @@ def main():
         env[k] = str(args.threads)
     env["TOKENIZERS_PARALLELISM"] = "false"
 
+    source = args.mlx_dir / "SOURCE"
+    if "mlx-lm" in engines and source.exists() and f"from {args.gguf.name} " not in source.read_text():
+        raise SystemExit(f"{args.mlx_dir} holds another model ({source.read_text().strip()}); "
+                         "pass --mlx-dir or remove it")
     if "mlx-lm" in engines and not (args.mlx_dir / "config.json").exists():
         print(f"converting {args.gguf.name} -> {args.mlx_dir} (tools/gguf_to_mlx.py)", flush=True)
         subprocess.run([sys.executable, str(ROOT / "tools/gguf_to_mlx.py"), "--gguf", str(args.gguf),
