@@ -3,17 +3,20 @@
 memory-bandwidth limit, on random-weight models of real shapes made here.
 
     python3 bench/bench_cuda.py --heron-build build-cuda [--work /tmp/heron-bench]
-                                [--models qwen3-0.6b,qwen3-4b,llama-3.1-8b]
+                                [--models qwen3-0.6b,qwen3-4b,llama-3.1-8b,gemma3-270m]
                                 [--quant bf16,4bit] [--hf eager] [--out results.json]
+                                [--long-decode N]
 
 Needs: a CUDA GPU; torch, transformers and safetensors; mlx (the mlx-cuda-13 wheel)
 and mlx-lm; heron built with the CUDA backend (README, "NVIDIA GPUs").
 
-For each model (Qwen3-0.6B, Qwen3-4B, Llama-3.1-8B shapes) it writes random bfloat16
+For each model (Qwen3-0.6B, Qwen3-4B, Llama-3.1-8B, Gemma 3 270M shapes) it writes random bfloat16
 weights in Hugging Face layout, and a 4-bit affine copy (group 64) through mlx-lm's
 own quantizer. Each engine runs in its own process, on the same files:
   prefill tokens/s  a 512- and a 4096-token prompt, to the first generated token
   decode tokens/s   128 greedy tokens after a 512-token prompt (tokens 2..128)
+  --long-decode N   also N greedy tokens after the 4096-token prompt (a long context:
+                    Gemma 3's sliding-window rings have wrapped), an extra column
 Every measurement is done once untimed, then 3 times; medians are reported.
 The bandwidth limit: bytes of weights one decode step reads (every weight once; the
 embedding table only when it is also the output head), over the device-to-device
@@ -47,6 +50,19 @@ SHAPES = {
                          rope_scaling=dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0,
                                            high_freq_factor=4.0,
                                            original_max_position_embeddings=8192)),
+    # Gemma 3 270M (google/gemma-3-270m's config.json): head_dim 256, one KV head, sliding
+    # windows of 512 on five layers of six (every 6th is global), tied 262k embeddings.
+    "gemma3-270m": dict(model_type="gemma3_text", architectures=["Gemma3ForCausalLM"],
+                        hidden_size=640, intermediate_size=2048, num_hidden_layers=18,
+                        num_attention_heads=4, num_key_value_heads=1, head_dim=256,
+                        vocab_size=262144, tie_word_embeddings=True, rope_theta=1000000.0,
+                        rope_local_base_freq=10000.0, rope_scaling=None, rms_norm_eps=1e-6,
+                        query_pre_attn_scalar=256, sliding_window=512, sliding_window_pattern=6,
+                        layer_types=["full_attention" if (n + 1) % 6 == 0 else "sliding_attention"
+                                     for n in range(18)],
+                        hidden_activation="gelu_pytorch_tanh", attention_bias=False,
+                        attn_logit_softcapping=None, final_logit_softcapping=None,
+                        max_position_embeddings=32768),
 }
 RUNS = [(512, 128), (4096, 1)]
 REPEATS = 3
@@ -67,13 +83,17 @@ def tensor_shapes(c):
                        p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q),
                        p + "mlp.gate_proj.weight": (i, h), p + "mlp.up_proj.weight": (i, h),
                        p + "mlp.down_proj.weight": (h, i)})
-        if c["model_type"] == "qwen3":
+        if c["model_type"] in ("qwen3", "gemma3_text"):
             shapes.update({p + "self_attn.q_norm.weight": (d,), p + "self_attn.k_norm.weight": (d,)})
+        if c["model_type"] == "gemma3_text":
+            shapes.update({p + "pre_feedforward_layernorm.weight": (h,),
+                           p + "post_feedforward_layernorm.weight": (h,)})
     return shapes
 
 
 def make_bf16_model(name, out: Path):
-    """Random N(0, 0.02) matrices and unit norms, in 4 GB shards with an index."""
+    """Random N(0, 0.02) matrices and unit norms, in 4 GB shards with an index. Gemma
+    scales by 1 + weight, so its unit norms are zeros."""
     import torch
     from safetensors.torch import save_file
     if (out / "config.json").exists():
@@ -91,9 +111,10 @@ def make_bf16_model(name, out: Path):
         weight_map.update({k: fname for k in shard})
         shard, shard_bytes = {}, 0
 
+    unit = torch.zeros if c["model_type"] == "gemma3_text" else torch.ones
     for key, shape in tensor_shapes(c).items():
         if len(shape) == 1:
-            t = torch.ones(shape, dtype=torch.bfloat16)
+            t = unit(shape, dtype=torch.bfloat16)
         else:
             t = (torch.randn(shape, generator=gen, device="cuda", dtype=torch.bfloat16) * 0.02).cpu()
         shard[key] = t
@@ -254,7 +275,8 @@ def run_engine(args, engine, model_dir, timeout=900):
         cmd = [str(Path(args.heron_build) / "bench" / "generate_bench"), "--model", str(model_dir),
                "--runs", ",".join(f"{p}:{d}" for p, d in RUNS), "--repeats", str(REPEATS)]
     else:
-        cmd = [sys.executable, __file__, "--engine", engine, "--model-dir", str(model_dir)]
+        cmd = [sys.executable, __file__, "--engine", engine, "--model-dir", str(model_dir),
+               "--long-decode", str(args.long_decode)]
     env = dict(os.environ)
     if engine == "heron":
         env.update(v.split("=", 1) for v in args.heron_env)
@@ -266,6 +288,18 @@ def run_engine(args, engine, model_dir, timeout=900):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["wall_s"] = time.perf_counter() - t
     return result
+
+
+def hf_config_summary(model_dir):
+    """The fields that shape attention, as transformers' own config class reads them."""
+    from transformers import AutoConfig
+    c = AutoConfig.from_pretrained(model_dir)
+    keys = ("model_type", "hidden_size", "intermediate_size", "num_hidden_layers",
+            "num_attention_heads", "num_key_value_heads", "head_dim", "vocab_size",
+            "sliding_window", "query_pre_attn_scalar", "layer_types", "rope_parameters",
+            "rope_theta", "rope_local_base_freq", "tie_word_embeddings", "hidden_activation")
+    return {"class": type(c).__name__,
+            **{k: getattr(c, k) for k in keys if getattr(c, k, None) is not None}}
 
 
 # ---------------------------------------------------------------- table
@@ -292,20 +326,26 @@ def versions():
 
 
 def table(rows, bw):
+    long = any(e and e.get("decode4096") for r in rows for e in r["engines"].values())
     head = ("| model | weights | engine | prefill 512 tok/s | prefill 4096 tok/s | decode tok/s "
-            "| limit tok/s | share of limit | decode vs mlx-lm |")
-    lines = [head, "|" + " --- |" * 9]
+            + ("| decode after 4096 tok/s " if long else "")
+            + "| limit tok/s | share of limit | decode vs mlx-lm |")
+    lines = [head, "|" + " --- |" * (10 if long else 9)]
     for r in rows:
         base = r["engines"].get("mlx-lm")
         base_dec = base["decode_tps"] if base else None
         limit = bw / r["bytes_per_token"]
         for engine, e in r["engines"].items():
             if e is None:
-                lines.append(f"| {r['model']} | {r['quant']} | {engine} | failed | | | | | |")
+                lines.append(f"| {r['model']} | {r['quant']} | {engine} | failed |"
+                             + " |" * (6 if long else 5))
                 continue
             ratio = f"{e['decode_tps'] / base_dec:.2f}x" if base_dec else "-"
+            extra = ""
+            if long:
+                extra = f" {e['decode4096']:.1f} |" if e.get("decode4096") else " - |"
             lines.append(f"| {r['model']} | {r['quant']} | {engine} | {e['prefill512']:.0f} | "
-                         f"{e['prefill4096']:.0f} | {e['decode_tps']:.1f} | {limit:.1f} | "
+                         f"{e['prefill4096']:.0f} | {e['decode_tps']:.1f} |{extra} {limit:.1f} | "
                          f"{e['decode_tps'] / limit:.0%} | {ratio} |")
     return "\n".join(lines)
 
@@ -313,7 +353,8 @@ def table(rows, bw):
 def summarize(result):
     runs = {r["prompt_tokens"]: r for r in result["runs"]}
     return {"prefill512": runs[512]["prefill_tps"], "prefill4096": runs[4096]["prefill_tps"],
-            "decode_tps": runs[512]["decode_tps"], "load_s": result.get("load_s"),
+            "decode_tps": runs[512]["decode_tps"], "decode4096": runs[4096].get("decode_tps"),
+            "load_s": result.get("load_s"),
             "first_request_prefill_tps": result.get("first_request_prefill_tps"), "raw": result}
 
 
@@ -328,9 +369,14 @@ def main():
     ap.add_argument("--heron-env", action="append", default=[], metavar="VAR=VALUE",
                     help="set in heron's environment only (e.g. MLX_MAX_OPS_PER_BUFFER=100)")
     ap.add_argument("--out", default="")
+    ap.add_argument("--long-decode", type=int, default=1, metavar="N",
+                    help="tokens generated after the 4096-token prompt (default 1: prefill only)")
     ap.add_argument("--engine", help=argparse.SUPPRESS)
     ap.add_argument("--model-dir", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.long_decode < 1:
+        ap.error("--long-decode wants at least 1 token")
+    RUNS[1] = (4096, args.long_decode)
     if args.engine:
         if args.engine == "mlx-lm":
             result = engine_mlx_lm(args.model_dir)
@@ -353,6 +399,8 @@ def main():
         t = time.perf_counter()
         make_bf16_model(name, bf16)
         print(f"{name}: bf16 weights ready ({time.perf_counter() - t:.0f} s)", flush=True)
+        if "transformers" in engines:
+            print(f"  as transformers reads it: {hf_config_summary(bf16)}", flush=True)
         for quant in args.quant.split(","):
             model_dir = bf16
             if quant == "4bit":

@@ -2,18 +2,26 @@
 // mx::fast::scaled_dot_product_attention (the reference): both CPU
 // implementations (AVX2 and scalar), decode and prefill, causal or not, a
 // prefill continuing after a cached prefix, GQA ratios, head dims, batches,
-// and keys/values read as strided slices of a larger cache buffer.
+// and keys/values read as strided slices of a larger cache buffer. Then Gemma 3's
+// head_dim 256 through the attention layer's path on the default device (the GPU in
+// a CUDA build) in the tests' compute type, against float32 attention on the CPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <string>
+#include <vector>
 
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "heron/cache/kv_cache.h"
+#include "heron/cache/rotating_kv_cache.h"
 #include "heron/kernels/attention.h"
 #include "heron/kernels/sdpa_cpu.h"
+#include "heron/model/layers/attention.h"
+#include "test_precision.h"
 
 namespace {
 
@@ -182,6 +190,160 @@ TEST(AttentionKernelFallback, LeavesOtherDtypesHeadDimsAndLongCausalQueriesToMlx
   check(random({1, 2, 3, 20}, 603), random({1, 2, 5, 20}, 604), random({1, 2, 5, 20}, 605), false);
   // More queries than keys: MLX leaves the first rows without a visible key.
   check(random({1, 2, 7, 64}, 606), random({1, 2, 3, 64}, 607), random({1, 2, 3, 64}, 608), true);
+}
+
+// Gemma 3 270M's attention: 4 query heads on one kv head of 256 (MLX 0.32.4's fused CUDA
+// kernels stop at 128, so on a GPU every case below is MLX's composed fallback), scale
+// 1/sqrt(256), sliding windows of 512 in rings of 512 + 256. model::attend (the attention
+// layer's own path) over each cache's history, in HERON_TEST_DTYPE on the default device,
+// against float32 attention on the CPU in plain loops over every key in position order
+// (query p sees keys (p - window, p]). On a CPU build the window and slack shrink to 32
+// and 16 (MLX's CPU matmul, which the masked cases use, is slow); the schedule of
+// prefills, chunks and steps is the same.
+class HeadDim256 {
+ public:
+  static constexpr int kHeads = 4, kKvHeads = 1, kHeadDim = 256;
+  static constexpr float kScale = 0.0625f;
+
+  HeadDim256(heron::cache::Cache& cache, int window, uint64_t seed)
+      : cache_(cache), window_(window), seed_(seed) {}
+
+  // The next n positions: their keys and values into the cache, their n queries through
+  // model::attend; the relative error of its output, max |ours - ref| / max |ref| (not
+  // computed when check is false).
+  float step(int n, bool check = true) {
+    const auto cpu = mx::Device::cpu;
+    const auto dtype = heron::test::test_precision().dtype;
+    // [1, n, heads, D] as the layer's projection makes them, seen as [1, heads, n, D];
+    // the reference reads the same values, rounded to dtype, as floats in [n, heads, D].
+    auto make = [&](int heads, std::vector<float>* exact) {
+      auto x = mx::random::normal({1, n, heads, kHeadDim}, mx::float32, 0.0f, 1.0f,
+                                  mx::random::key(seed_++), cpu);
+      auto low = mx::astype(x, dtype);
+      auto back = mx::flatten(mx::astype(low, mx::float32, cpu), cpu);
+      mx::eval(low, back);
+      exact->insert(exact->end(), back.data<float>(), back.data<float>() + back.size());
+      return mx::transpose(low, {0, 2, 1, 3});
+    };
+    std::vector<float> q32;
+    auto q = make(kHeads, &q32);
+    auto k = make(kKvHeads, &keys_);
+    auto v = make(kKvHeads, &values_);
+    auto out = heron::model::attend(q, cache_.update(k, v), kScale, window_);
+    const int first = at_;
+    at_ += n;
+    if (!check) return 0.0f;
+    EXPECT_EQ(out.shape(), q.shape());
+    EXPECT_EQ(out.dtype(), dtype);
+    auto ours = mx::flatten(mx::astype(mx::transpose(out, {0, 2, 1, 3}), mx::float32), cpu);
+    mx::eval(ours);
+    const float* got = ours.data<float>();  // [n, heads, D]
+    constexpr int G = kHeads / kKvHeads, D = kHeadDim;
+    float err = 0.0f, norm = 0.0f;
+    std::vector<float> scores, acc(D);
+    for (int i = 0; i < n; ++i) {
+      const int p = first + i;
+      const int lo = window_ > 0 ? std::max(0, p - window_ + 1) : 0;
+      for (int h = 0; h < kHeads; ++h) {
+        const float* qi = &q32[(size_t(i) * kHeads + h) * D];
+        const size_t kv = h / G;
+        auto row = [&](const std::vector<float>& t, int j) {
+          return &t[(size_t(j) * kKvHeads + kv) * D];
+        };
+        scores.assign(size_t(p + 1 - lo), 0.0f);
+        float top = -INFINITY;
+        for (int j = lo; j <= p; ++j) {
+          const float* kj = row(keys_, j);
+          float dot = 0.0f;
+          for (int d = 0; d < D; ++d) dot += qi[d] * kj[d];
+          scores[size_t(j - lo)] = dot * kScale;
+          top = std::max(top, dot * kScale);
+        }
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        float sum = 0.0f;
+        for (int j = lo; j <= p; ++j) {
+          const float w = std::exp(scores[size_t(j - lo)] - top);
+          sum += w;
+          const float* vj = row(values_, j);
+          for (int d = 0; d < D; ++d) acc[size_t(d)] += w * vj[d];
+        }
+        const float* o = got + (size_t(i) * kHeads + h) * D;
+        for (int d = 0; d < D; ++d) {
+          const float ref = acc[size_t(d)] / sum;
+          err = std::max(err, std::abs(o[d] - ref));
+          norm = std::max(norm, std::abs(ref));
+        }
+      }
+    }
+    worst_ = std::max(worst_, err / norm);
+    return err / norm;
+  }
+  int offset() const { return at_; }
+  float worst() const { return worst_; }
+
+ private:
+  heron::cache::Cache& cache_;
+  int window_;
+  uint64_t seed_;
+  std::vector<float> keys_, values_;  // [position, kv head, D], every position in order
+  int at_ = 0;
+  float worst_ = 0.0f;
+};
+
+struct Gemma3Sizes {
+  int window, slack;
+};
+
+Gemma3Sizes head_dim_256_sizes() {
+  return mx::default_device() == mx::Device::cpu ? Gemma3Sizes{32, 16} : Gemma3Sizes{512, 256};
+}
+
+void report(const std::string& what, const HeadDim256& a) {
+  std::cout << "  " << heron::test::test_precision().name << " on "
+            << (mx::default_device() == mx::Device::cpu ? "cpu" : "gpu") << ", " << what
+            << ": worst relative error " << a.worst() << "\n";
+}
+
+const float kHeadDim256Tol = heron::test::test_precision().logits_rel_tol;
+
+// A sliding-window layer's ring: masked prefill before the wrap, single steps across it
+// (masked once wrapped), a chunk that wraps it, a chunk longer than the ring.
+TEST(AttentionHeadDim256, SlidingWindowRingMatchesFloat32OnTheCpu) {
+  const auto [W, S] = head_dim_256_sizes();
+  heron::cache::RotatingKVCache cache(W, S);
+  HeadDim256 a(cache, W, 1000);
+  EXPECT_LE(a.step(W + S / 4), kHeadDim256Tol) << "prefill past the window";
+  EXPECT_LE(a.step(S / 2), kHeadDim256Tol) << "chunk before the wrap";
+  while (a.offset() < W + S + 4) {
+    ASSERT_LE(a.step(1), kHeadDim256Tol) << "decode at " << a.offset();
+  }
+  EXPECT_LE(a.step(S / 4), kHeadDim256Tol) << "chunk in the wrapped ring";
+  EXPECT_LE(a.step(W + S + W / 2), kHeadDim256Tol) << "chunk longer than the ring";
+  for (int i = 0; i < 3; ++i) ASSERT_LE(a.step(1), kHeadDim256Tol) << "decode at " << a.offset();
+  report("sliding ring", a);
+}
+
+// A global layer's cache (plain causal attention), and a window cut from a full cache.
+TEST(AttentionHeadDim256, FullCacheMatchesFloat32OnTheCpu) {
+  const auto [W, S] = head_dim_256_sizes();
+  {
+    heron::cache::KVCache cache;
+    HeadDim256 a(cache, 0, 2000);
+    EXPECT_LE(a.step(W), kHeadDim256Tol) << "causal prefill";
+    EXPECT_LE(a.step(S / 2), kHeadDim256Tol) << "causal chunk after a prefix";
+    for (int i = 0; i < 3; ++i) ASSERT_LE(a.step(1), kHeadDim256Tol) << "decode at " << a.offset();
+    a.step(3 * W, /*check=*/false);
+    for (int i = 0; i < 3; ++i) ASSERT_LE(a.step(1), kHeadDim256Tol) << "decode at " << a.offset();
+    report("full cache", a);
+  }
+  {
+    heron::cache::KVCache cache;
+    HeadDim256 a(cache, W, 3000);
+    EXPECT_LE(a.step(W + S / 2), kHeadDim256Tol) << "windowed prefill";
+    for (int i = 0; i < 3; ++i) ASSERT_LE(a.step(1), kHeadDim256Tol) << "decode at " << a.offset();
+    EXPECT_LE(a.step(8), kHeadDim256Tol) << "windowed chunk";
+    report("window over a full cache", a);
+  }
 }
 
 }  // namespace

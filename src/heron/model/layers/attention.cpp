@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <mlx/fast.h>
 #include <mlx/ops.h>
 
 #include "heron/cache/band_mask.h"
@@ -29,11 +28,23 @@ mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float
   const int T = k.shape(2);
   // The last query sees back to key 0: plain causal attention.
   if (T <= window) return kernels::scaled_dot_product_attention(q, k, v, scale, L > 1);
-  return mx::fast::scaled_dot_product_attention(q, k, v, scale, "",
-                                                cache::band_mask(T - L, L, 0, T, window));
+  return kernels::masked_scaled_dot_product_attention(q, k, v, scale,
+                                                      cache::band_mask(T - L, L, 0, T, window));
 }
 
 }  // namespace
+
+mx::array attend(const mx::array& q, const cache::KVHistory& history, float scale, int window) {
+  // A cache that stores keys out of position order (a sliding window's ring) masks them;
+  // a full cache holds them in order, and a window is cut from it here.
+  if (history.mask) {
+    return kernels::masked_scaled_dot_product_attention(q, history.keys, history.values, scale,
+                                                        *history.mask);
+  }
+  if (window > 0) return windowed_attention(q, history.keys, history.values, scale, window);
+  return kernels::scaled_dot_product_attention(q, history.keys, history.values, scale,
+                                               q.shape(2) > 1);
+}
 
 Attention Attention::load(Weights& w, const std::string& prefix, const ModelConfig& c,
                           std::shared_ptr<const Rope> rope, bool qk_norm, int window) {
@@ -70,14 +81,7 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
-  auto history = cache.update(k, v);
-  // A cache that stores keys out of position order (a sliding window's ring) masks them;
-  // a full cache holds them in order, and a window is cut from it here.
-  auto out = history.mask  ? mx::fast::scaled_dot_product_attention(q, history.keys, history.values,
-                                                                    scale_, "", history.mask)
-             : window_ > 0 ? windowed_attention(q, history.keys, history.values, scale_, window_)
-                           : kernels::scaled_dot_product_attention(q, history.keys, history.values,
-                                                                   scale_, L > 1);
+  auto out = attend(q, cache.update(k, v), scale_, window_);
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   return o_(out);

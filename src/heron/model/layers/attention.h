@@ -11,6 +11,14 @@
 
 namespace heron::model {
 
+// Attention of q [B, heads, L, D] (the L positions a cache was just updated with) over
+// what the cache returned: its mask where it gave one (a sliding window's ring), else a
+// causal band `window` positions wide (window > 0) or plain causal attention. Grouped
+// query heads read kv head h / (heads / kv_heads). The attention layer's own path,
+// public so that tests can run it on every device and dtype.
+mlx::core::array attend(const mlx::core::array& q, const cache::KVHistory& history, float scale,
+                        int window);
+
 // Grouped-query self-attention through kernels::scaled_dot_product_attention
 // (a fused CPU kernel; MLX's fast:: version on other devices and dtypes).
 class Attention {
