@@ -16,6 +16,8 @@
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "cpu_isa_test.h"
+
 #include "heron/cache/kv_cache.h"
 #include "heron/cache/rotating_kv_cache.h"
 #include "heron/kernels/attention.h"
@@ -26,7 +28,6 @@
 namespace {
 
 namespace mx = mlx::core;
-using heron::kernels::Isa;
 
 mx::array random(const mx::Shape& shape, uint64_t seed) {
   auto x = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
@@ -66,21 +67,7 @@ float relative_error(const Case& c, uint64_t seed) {
   return relative_error(q, k, v, c.causal);
 }
 
-// Runs the body once per CPU implementation and restores the automatic pick. These
-// are CPU kernels: the CPU is the default device for the test even in a GPU build.
-class AttentionKernel : public ::testing::TestWithParam<Isa> {
- protected:
-  void SetUp() override {
-    device_ = mx::default_device();
-    mx::set_default_device(mx::Device::cpu);
-    heron::kernels::set_sdpa_isa(GetParam());
-  }
-  void TearDown() override {
-    heron::kernels::set_sdpa_isa(Isa::Auto);
-    mx::set_default_device(device_);
-  }
-  mx::Device device_ = mx::Device::cpu;
-};
+class AttentionKernel : public CpuIsaTest<heron::kernels::set_sdpa_isa> {};
 
 constexpr float kTol = 1e-5f;
 
@@ -170,10 +157,7 @@ TEST_P(AttentionKernel, ComposesWithOtherOps) {
   EXPECT_TRUE(mx::allclose(ours, ref, 1e-5, 1e-5).item<bool>());
 }
 
-INSTANTIATE_TEST_SUITE_P(AttentionCpu, AttentionKernel, ::testing::Values(Isa::Avx2, Isa::Scalar),
-                         [](const auto& p) {
-                           return std::string(p.param == Isa::Avx2 ? "Avx2" : "Scalar");
-                         });
+INSTANTIATE_TEST_SUITE_P(AttentionCpu, AttentionKernel, kCpuIsas, isa_name);
 
 // Shapes and dtypes the kernel does not take go to MLX, with MLX's results.
 TEST(AttentionKernelFallback, LeavesOtherDtypesHeadDimsAndLongCausalQueriesToMlx) {

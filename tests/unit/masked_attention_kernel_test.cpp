@@ -13,13 +13,14 @@
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "cpu_isa_test.h"
+
 #include "heron/kernels/attention.h"
 #include "heron/kernels/sdpa_cpu.h"
 
 namespace {
 
 namespace mx = mlx::core;
-using heron::kernels::Isa;
 
 mx::array random(const mx::Shape& shape, uint64_t seed) {
   auto x = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
@@ -72,19 +73,7 @@ mx::array ring_mask(int L, int slots, int end, int window) {
   return m;
 }
 
-class MaskedAttentionKernel : public ::testing::TestWithParam<Isa> {
- protected:
-  void SetUp() override {
-    device_ = mx::default_device();
-    mx::set_default_device(mx::Device::cpu);
-    heron::kernels::set_sdpa_isa(GetParam());
-  }
-  void TearDown() override {
-    heron::kernels::set_sdpa_isa(Isa::Auto);
-    mx::set_default_device(device_);
-  }
-  mx::Device device_ = mx::Device::cpu;
-};
+class MaskedAttentionKernel : public CpuIsaTest<heron::kernels::set_sdpa_isa> {};
 
 constexpr float kTol = 1e-5f;
 
@@ -134,10 +123,7 @@ TEST_P(MaskedAttentionKernel, ReadsABroadcastMask) {
   EXPECT_LE(relative_error(1, 4, 1, 64, mask, 11), kTol);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, MaskedAttentionKernel, ::testing::Values(Isa::Avx2, Isa::Scalar),
-                         [](const auto& p) {
-                           return std::string(p.param == Isa::Avx2 ? "Avx2" : "Scalar");
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, MaskedAttentionKernel, kCpuIsas, isa_name);
 
 TEST(MaskedAttentionFallback, LeavesOtherMaskShapesToMlx) {
   // A mask with batch and head axes is MLX's business.

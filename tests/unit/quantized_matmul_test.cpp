@@ -11,13 +11,14 @@
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "cpu_isa_test.h"
+
 #include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/quantized_matmul.h"
 
 namespace {
 
 namespace mx = mlx::core;
-using heron::kernels::Isa;
 
 struct Quantized {
   mx::array w, scales, biases;
@@ -58,21 +59,7 @@ float relative_error(const mx::array& x, const Quantized& q, int group_size, int
   return err / std::max(scale, 1e-30f);
 }
 
-// Runs the body once per CPU implementation and restores the automatic pick. These
-// are CPU kernels: the CPU is the default device for the test even in a GPU build.
-class QuantizedMatmul : public ::testing::TestWithParam<Isa> {
- protected:
-  void SetUp() override {
-    device_ = mx::default_device();
-    mx::set_default_device(mx::Device::cpu);
-    heron::kernels::set_qmm_isa(GetParam());
-  }
-  void TearDown() override {
-    heron::kernels::set_qmm_isa(Isa::Auto);
-    mx::set_default_device(device_);
-  }
-  mx::Device device_ = mx::Device::cpu;
-};
+class QuantizedMatmul : public CpuIsaTest<heron::kernels::set_qmm_isa> {};
 
 constexpr float kTol = 1e-5f;
 
@@ -173,10 +160,7 @@ TEST_P(QuantizedMatmul, ComposesWithOtherOps) {
   EXPECT_TRUE(mx::allclose(ours, ref, 1e-5, 1e-5).item<bool>());
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, QuantizedMatmul, ::testing::Values(Isa::Avx2, Isa::Scalar),
-                         [](const auto& p) {
-                           return std::string(p.param == Isa::Avx2 ? "Avx2" : "Scalar");
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, QuantizedMatmul, kCpuIsas, isa_name);
 
 // On the CPU, where the fast path takes only float32 (GPU builds send 16-bit decode
 // products to kernels/cuda, tested in cuda_kernels_test.cpp).
