@@ -127,7 +127,7 @@ void sdpa_cpu(const SdpaArgs& a) {
       float* dst = q.data() + int64_t{r} * D;
       for (int d = 0; d < D; ++d) dst[d] = src[d] * a.scale;
       end[r] = a.causal ? std::min(a.T, p.off + pos + 1) : a.T;
-      if (a.mask) mask[r] = a.mask + int64_t{pos} * a.T;
+      if (a.mask != nullptr) mask[r] = a.mask + int64_t{pos} * a.T;
     }
     AttendArgs args{};
     args.q = q.data();
@@ -136,7 +136,7 @@ void sdpa_cpu(const SdpaArgs& a) {
     args.k_stride = a.k_strides[2];
     args.v_stride = a.v_strides[2];
     args.end = end.data();
-    args.mask = a.mask ? mask.data() : nullptr;
+    args.mask = a.mask != nullptr ? mask.data() : nullptr;
     args.M = M;
     args.D = D;
     args.k0 = split * p.split_len;
