@@ -10,22 +10,6 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
-namespace {
-
-// Our CPU kernels read float16 scales and biases as well as float32 ones. Where
-// float16 holds every one of a layer's exactly (GGUF's Q4_0 ... Q8_0 blocks, float16
-// checkpoints), float32 compute keeps them so: a decode step reads them all, and at 4
-// bits they are a third of the bytes.
-mx::Dtype group_param_dtype(const mx::array& scales, const mx::array& biases, mx::Dtype compute) {
-  if (compute != mx::float32 || mx::default_device() != mx::Device::cpu) return compute;
-  auto exact = [](const mx::array& a) {
-    return mx::array_equal(mx::astype(mx::astype(a, mx::float16), a.dtype()), a).item<bool>();
-  };
-  return exact(scales) && exact(biases) ? mx::float16 : compute;
-}
-
-}  // namespace
-
 Linear Linear::load(Weights& w, const std::string& prefix) {
   Linear l;
   l.weight_ = w.take(prefix + ".weight");
@@ -53,9 +37,8 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
   l.quant_ = {group, static_cast<int>(int64_t{packed} * 32 / in), scheme.mode};
   l.in_features_ = static_cast<int>(in);
   if (scheme.mode == "affine") {
-    const auto params = group_param_dtype(*l.scales_, *l.biases_, w.dtype());
-    l.scales_ = mx::astype(*l.scales_, params);
-    l.biases_ = mx::astype(*l.biases_, params);
+    l.scales_ = mx::astype(*l.scales_, w.dtype());
+    l.biases_ = mx::astype(*l.biases_, w.dtype());
   }
   return l;
 }
@@ -139,10 +122,7 @@ mx::array Embedding::operator()(const mx::array& ids) const {
   auto rows = mx::take(t.weight_, ids, 0);
   auto scales = mx::take(*t.scales_, ids, 0);
   std::optional<mx::array> biases;
-  if (t.biases_) {  // affine, whose parameters may be float16: dequantize in dtype_
-    scales = mx::astype(scales, dtype_);
-    biases = mx::astype(mx::take(*t.biases_, ids, 0), dtype_);
-  }
+  if (t.biases_) biases = mx::take(*t.biases_, ids, 0);
   return mx::astype(
       mx::dequantize(rows, scales, biases, t.quant_.group_size, t.quant_.bits, t.quant_.mode),
       dtype_);
