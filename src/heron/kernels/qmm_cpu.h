@@ -3,9 +3,8 @@
 // dequant(w)[N, K]^T, where w packs `bits`-wide values low bits first into
 // uint32 words and every group of `group_size` values along K has its own
 // scale and bias (value = scale * q + bias), as mx::quantize produces. Scales and
-// biases are float32, or float16 where that holds them exactly (GGUF's Q4_0, Q4_1,
-// Q5_0, Q5_1 and Q8_0 blocks carry float16 scales): half the bytes for them, and a
-// decode step reads every one.
+// biases are float32 or float16 (the loader passes float32: converting float16 ones
+// costs the kernels more than their bytes save).
 #include <cstdint>
 
 namespace heron::kernels {
