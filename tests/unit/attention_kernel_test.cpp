@@ -29,12 +29,6 @@ namespace {
 
 namespace mx = mlx::core;
 
-mx::array random(const mx::Shape& shape, uint64_t seed) {
-  auto x = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
-  mx::eval(x);
-  return x;
-}
-
 // max |ours - ref| over max |ref|.
 float relative_error(const mx::array& q, const mx::array& k, const mx::array& v, bool causal) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(q.shape(3)));

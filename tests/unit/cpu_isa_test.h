@@ -7,6 +7,8 @@
 #include <string>
 
 #include <mlx/device.h>
+#include <mlx/random.h>
+#include <mlx/transforms.h>
 
 #include "heron/kernels/qmm_cpu.h"  // Isa
 
@@ -32,4 +34,12 @@ inline const auto kCpuIsas =
 
 inline std::string isa_name(const ::testing::TestParamInfo<heron::kernels::Isa>& p) {
   return p.param == heron::kernels::Isa::Avx2 ? "Avx2" : "Scalar";
+}
+
+// A float32 input of standard normal values, evaluated.
+inline mlx::core::array random(const mlx::core::Shape& shape, uint64_t seed) {
+  auto x = mlx::core::random::normal(shape, mlx::core::float32, 0.0f, 1.0f,
+                                     mlx::core::random::key(seed));
+  mlx::core::eval(x);
+  return x;
 }

@@ -22,12 +22,6 @@ namespace {
 
 namespace mx = mlx::core;
 
-mx::array random(const mx::Shape& shape, uint64_t seed) {
-  auto x = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
-  mx::eval(x);
-  return x;
-}
-
 // max |ours - ref| over max |ref|, with q [B, Hq, L, D], k/v [B, Hkv, T, D].
 float relative_error(int B, int Hq, int Hkv, int D, const mx::array& mask, uint64_t seed) {
   const int L = mask.shape(0), T = mask.shape(1);

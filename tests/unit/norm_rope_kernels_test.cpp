@@ -13,18 +13,13 @@
 #include <mlx/mlx.h>
 #include <mlx/primitives.h>
 
+#include "cpu_isa_test.h"
 #include "heron/kernels/rms_norm.h"
 #include "heron/kernels/rope.h"
 
 namespace {
 
 namespace mx = mlx::core;
-
-mx::array random(const mx::Shape& shape, uint64_t seed) {
-  auto x = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
-  mx::eval(x);
-  return x;
-}
 
 // max |ours - ref| over max |ref|, after checking ours is the fused node.
 float relative_error(const mx::array& ours, const mx::array& ref, const char* node) {
