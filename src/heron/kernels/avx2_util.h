@@ -1,6 +1,6 @@
 #pragma once
 // AVX2 building blocks shared by the quantized matmul kernels. Everything is
-// compiled for AVX2+FMA (and F16C) through the target attribute (the rest of the build
+// compiled for AVX2+FMA through the target attribute (the rest of the build
 // stays baseline x86-64); callers check avx2_supported() first.
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -10,7 +10,7 @@
 
 #include "heron/kernels/qmm_dispatch.h"
 
-#define HERON_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define HERON_AVX2 __attribute__((target("avx2,fma")))
 
 namespace heron::kernels::avx2 {
 
@@ -60,14 +60,6 @@ HERON_AVX2 inline void unpack_block(const uint8_t* w, int g, int blk, __m256& lo
     lo = unpack8(w + g * GS + blk * 16);
     hi = unpack8(w + g * GS + blk * 16 + 8);
   }
-}
-
-// Scale or bias i of a row of group parameters (one instruction for float16).
-HERON_AVX2 inline float group_param(const float* p, int64_t i) {
-  return p[i];
-}
-HERON_AVX2 inline float group_param(const Half* p, int64_t i) {
-  return _cvtsh_ss(p[i].bits);
 }
 
 // {sum(a), sum(b), sum(c), sum(d)}.

@@ -21,19 +21,19 @@ constexpr int kNr = 4;         // weight rows per micro-kernel
 constexpr int kKc = 512;       // most K per chunk
 
 // dst[r * K + k] = s * q + b for rows n0 .. n0 + rows, in the order of xp.
-template <int BITS, int GS, class S>
+template <int BITS, int GS>
 HERON_AVX2 void dequantize_tile(const QmmArgs& a, int n0, int rows, float* dst) {
   const int groups = a.K / GS;
   const int64_t row_bytes = int64_t{a.K} * BITS / 8;
   const auto* wbase = reinterpret_cast<const uint8_t*>(a.w);
   for (int r = 0; r < rows; ++r) {
     const uint8_t* w = wbase + (n0 + r) * row_bytes;
-    const S* s = group_params<S>(a.scales, n0 + r, groups);
-    const S* b = group_params<S>(a.biases, n0 + r, groups);
+    const float* s = group_params(a.scales, n0 + r, groups);
+    const float* b = group_params(a.biases, n0 + r, groups);
     float* d = dst + int64_t{r} * a.K;
     for (int g = 0; g < groups; ++g) {
-      const __m256 sv = _mm256_set1_ps(group_param(s, g));
-      const __m256 bv = _mm256_set1_ps(group_param(b, g));
+      const __m256 sv = _mm256_set1_ps(s[g]);
+      const __m256 bv = _mm256_set1_ps(b[g]);
 #pragma GCC unroll 8
       for (int blk = 0; blk < GS / 16; ++blk) {
         float* o = d + g * GS + blk * 16;
@@ -88,9 +88,8 @@ constexpr MicroFn kMicro[kMr][kNr] = {{micro<1, 1>, micro<1, 2>, micro<1, 3>, mi
 using DequantFn = void (*)(const QmmArgs&, int, int, float*);
 
 DequantFn pick(const QmmArgs& a) {
-  return dispatch_qmm(a, [](auto bits, auto group, auto scale) -> DequantFn {
-    return dequantize_tile<decltype(bits)::value, decltype(group)::value,
-                           typename decltype(scale)::type>;
+  return dispatch_qmm(a, [](auto bits, auto group) -> DequantFn {
+    return dequantize_tile<decltype(bits)::value, decltype(group)::value>;
   });
 }
 

@@ -2,23 +2,21 @@
 // CPU affine-quantized matmul on raw row-major buffers: out[M, N] = x[M, K] ·
 // dequant(w)[N, K]^T, where w packs `bits`-wide values low bits first into
 // uint32 words and every group of `group_size` values along K has its own
-// scale and bias (value = scale * q + bias), as mx::quantize produces. Scales and
-// biases are float32 or float16 (the loader passes float32: converting float16 ones
-// costs the kernels more than their bytes save).
+// scale and bias (value = scale * q + bias), as mx::quantize produces, in float32
+// (float16 ones cost the kernels more to convert than their bytes save).
 #include <cstdint>
 
 namespace heron::kernels {
 
 struct QmmArgs {
-  const float* x;      // [M, K]
-  const uint32_t* w;   // [N, K * bits / 32]
-  const void* scales;  // [N, K / group_size], float32, or float16 if half_scales
-  const void* biases;  // [N, K / group_size], the same type
-  float* out;          // [M, N]
+  const float* x;       // [M, K]
+  const uint32_t* w;    // [N, K * bits / 32]
+  const float* scales;  // [N, K / group_size]
+  const float* biases;  // [N, K / group_size]
+  float* out;           // [M, N]
   int M, N, K;
   int group_size;  // 16, 32, 64 or 128
   int bits;        // 4, 5 (one bit stream: 8 values in 5 bytes) or 8
-  bool half_scales = false;
 };
 
 enum class Isa { Auto, Scalar, Avx2 };

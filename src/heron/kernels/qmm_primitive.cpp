@@ -38,7 +38,6 @@ void run(const mx::array& x, const mx::array& w, const mx::array& scales, const 
          mx::array& out, int group_size, int bits) {
   if (out.size() == 0) return;
   std::vector<float> xs, ss, bs;
-  std::vector<uint16_t> hs, hb;
   std::vector<uint32_t> ws;
   QmmArgs a{};
   a.K = x.shape(-1);
@@ -48,14 +47,8 @@ void run(const mx::array& x, const mx::array& w, const mx::array& scales, const 
   a.bits = bits;
   a.x = row_major(x, xs);
   a.w = row_major(w, ws);
-  a.half_scales = scales.dtype() == mx::float16;
-  if (a.half_scales) {
-    a.scales = row_major(scales, hs);
-    a.biases = row_major(biases, hb);
-  } else {
-    a.scales = row_major(scales, ss);
-    a.biases = row_major(biases, bs);
-  }
+  a.scales = row_major(scales, ss);
+  a.biases = row_major(biases, bs);
   a.out = out.data<float>();
   qmm_cpu(a);
 }

@@ -11,8 +11,7 @@ class QuantizedMatmulCpu : public mlx::core::UnaryPrimitive {
   QuantizedMatmulCpu(mlx::core::Stream stream, int group_size, int bits)
       : UnaryPrimitive(stream), group_size_(group_size), bits_(bits) {}
 
-  // inputs: x [..., K] float32, w [N, K*bits/32] uint32, scales, biases [N, K/group] float32 or
-  // both float16.
+  // inputs: x [..., K] float32, w [N, K*bits/32] uint32, scales, biases [N, K/group] float32.
   void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
   void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
 

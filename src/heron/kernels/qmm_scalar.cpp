@@ -12,11 +12,6 @@ namespace {
 
 constexpr int kRowsPerTask = 16;
 
-float group_param(const void* params, bool half, int64_t i) {
-  if (half) return half_to_float(static_cast<const Half*>(params)[i].bits);
-  return static_cast<const float*>(params)[i];
-}
-
 void dequantize_row(const QmmArgs& a, int n, float* row) {
   const int words = a.K * a.bits / 32;
   const int groups = a.K / a.group_size;
@@ -24,8 +19,8 @@ void dequantize_row(const QmmArgs& a, int n, float* row) {
   const uint32_t mask = (1u << a.bits) - 1;
   for (int g = 0; g < groups; ++g) {
     const int64_t param = int64_t{n} * groups + g;
-    const float scale = group_param(a.scales, a.half_scales, param);
-    const float bias = group_param(a.biases, a.half_scales, param);
+    const float scale = a.scales[param];
+    const float bias = a.biases[param];
     for (int k = g * a.group_size; k < (g + 1) * a.group_size; ++k) {
       const int bit = k * a.bits, shift = bit % 32;
       uint32_t code = w[bit / 32] >> shift;

@@ -17,14 +17,14 @@ using namespace avx2;
 
 // NR weight rows at once: they share the loads of x and give the FMA units
 // independent dependency chains.
-template <int NR, int BITS, int GS, class S>
+template <int NR, int BITS, int GS>
 HERON_AVX2 void qmv_rows(const QmmArgs& a, const float* xp, const float* xsum, int n0) {
   const int groups = a.K / GS;
   const int64_t row_bytes = int64_t{a.K} * BITS / 8;
   const auto* wbase = reinterpret_cast<const uint8_t*>(a.w);
   const uint8_t* w[NR];
-  const S* s[NR];
-  const S* b[NR];
+  const float* s[NR];
+  const float* b[NR];
   __m256 acc[4];
   float bsum[4] = {0, 0, 0, 0};
 #pragma GCC unroll 4
@@ -32,14 +32,14 @@ HERON_AVX2 void qmv_rows(const QmmArgs& a, const float* xp, const float* xsum, i
 #pragma GCC unroll 4
   for (int r = 0; r < NR; ++r) {
     w[r] = wbase + (n0 + r) * row_bytes;
-    s[r] = group_params<S>(a.scales, n0 + r, groups);
-    b[r] = group_params<S>(a.biases, n0 + r, groups);
+    s[r] = group_params(a.scales, n0 + r, groups);
+    b[r] = group_params(a.biases, n0 + r, groups);
   }
   // The hardware prefetcher falls behind once weights spill out of L2: fetch
   // the rows two blocks ahead (contiguous with these) while working here.
   const int64_t gbytes = int64_t{NR} * GS * BITS / 8;
   const uint8_t* ahead = wbase + (n0 + 2 * NR) * row_bytes;
-  for (int64_t off = 0; off < int64_t{NR} * groups * int64_t{sizeof(S)}; off += 64) {
+  for (int64_t off = 0; off < int64_t{NR} * groups * int64_t{sizeof(float)}; off += 64) {
     _mm_prefetch(reinterpret_cast<const char*>(s[0] + 2 * NR * groups) + off, _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b[0] + 2 * NR * groups) + off, _MM_HINT_T0);
   }
@@ -65,28 +65,27 @@ HERON_AVX2 void qmv_rows(const QmmArgs& a, const float* xp, const float* xsum, i
     }
 #pragma GCC unroll 4
     for (int r = 0; r < NR; ++r) {
-      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(group_param(s[r], g)), _mm256_add_ps(p0[r], p1[r]),
-                               acc[r]);
-      bsum[r] += group_param(b[r], g) * xsum[g];
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(s[r][g]), _mm256_add_ps(p0[r], p1[r]), acc[r]);
+      bsum[r] += b[r][g] * xsum[g];
     }
   }
   const __m128 sums = _mm_add_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), _mm_loadu_ps(bsum));
   store_n(a.out + n0, sums, NR);
 }
 
-template <int BITS, int GS, class S>
+template <int BITS, int GS>
 HERON_AVX2 void qmv_range(const QmmArgs& a, const float* xp, const float* xsum, int n0, int n1) {
   int n = n0;
-  for (; n + 4 <= n1; n += 4) qmv_rows<4, BITS, GS, S>(a, xp, xsum, n);
+  for (; n + 4 <= n1; n += 4) qmv_rows<4, BITS, GS>(a, xp, xsum, n);
   switch (n1 - n) {
     case 3:
-      qmv_rows<3, BITS, GS, S>(a, xp, xsum, n);
+      qmv_rows<3, BITS, GS>(a, xp, xsum, n);
       break;
     case 2:
-      qmv_rows<2, BITS, GS, S>(a, xp, xsum, n);
+      qmv_rows<2, BITS, GS>(a, xp, xsum, n);
       break;
     case 1:
-      qmv_rows<1, BITS, GS, S>(a, xp, xsum, n);
+      qmv_rows<1, BITS, GS>(a, xp, xsum, n);
       break;
     default:
       break;
@@ -96,8 +95,8 @@ HERON_AVX2 void qmv_range(const QmmArgs& a, const float* xp, const float* xsum, 
 using RangeFn = void (*)(const QmmArgs&, const float*, const float*, int, int);
 
 RangeFn pick(const QmmArgs& a) {
-  return dispatch_qmm(a, [](auto bits, auto group, auto scale) -> RangeFn {
-    return qmv_range<decltype(bits)::value, decltype(group)::value, typename decltype(scale)::type>;
+  return dispatch_qmm(a, [](auto bits, auto group) -> RangeFn {
+    return qmv_range<decltype(bits)::value, decltype(group)::value>;
   });
 }
 

@@ -18,12 +18,12 @@ namespace {
 using namespace avx2;
 
 // Weight row n against rows m0 .. m0 + MC of x: per group, s * dot(q, x_g) + b * sum(x_g).
-template <int MC, int BITS, int GS, class S>
+template <int MC, int BITS, int GS>
 HERON_AVX2 void few_row(const QmmArgs& a, const float* xp, const float* xsum, int n, int m0) {
   const int groups = a.K / GS;
   const uint8_t* w = reinterpret_cast<const uint8_t*>(a.w) + int64_t{n} * a.K * BITS / 8;
-  const S* s = group_params<S>(a.scales, n, groups);
-  const S* b = group_params<S>(a.biases, n, groups);
+  const float* s = group_params(a.scales, n, groups);
+  const float* b = group_params(a.biases, n, groups);
   const float* x[MC];
   const float* xs[MC];
   // Four lanes whatever MC is: the unused ones stay zero through the horizontal sums.
@@ -50,8 +50,8 @@ HERON_AVX2 void few_row(const QmmArgs& a, const float* xp, const float* xsum, in
         p[m] = _mm256_fmadd_ps(hi, _mm256_loadu_ps(x[m] + k + 8), p[m]);
       }
     }
-    const __m256 sv = _mm256_set1_ps(group_param(s, g));
-    const float bias = group_param(b, g);
+    const __m256 sv = _mm256_set1_ps(s[g]);
+    const float bias = b[g];
 #pragma GCC unroll 4
     for (int m = 0; m < MC; ++m) {
       acc[m] = _mm256_fmadd_ps(sv, p[m], acc[m]);
@@ -67,20 +67,20 @@ HERON_AVX2 void few_row(const QmmArgs& a, const float* xp, const float* xsum, in
 
 // Weight rows n0 .. n1 against every row of x, four rows of x at a time (the weight
 // row stays in L1 between them).
-template <int BITS, int GS, class S>
+template <int BITS, int GS>
 HERON_AVX2 void few_range(const QmmArgs& a, const float* xp, const float* xsum, int n0, int n1) {
   for (int n = n0; n < n1; ++n) {
     int m = 0;
-    for (; m + 4 <= a.M; m += 4) few_row<4, BITS, GS, S>(a, xp, xsum, n, m);
+    for (; m + 4 <= a.M; m += 4) few_row<4, BITS, GS>(a, xp, xsum, n, m);
     switch (a.M - m) {
       case 3:
-        few_row<3, BITS, GS, S>(a, xp, xsum, n, m);
+        few_row<3, BITS, GS>(a, xp, xsum, n, m);
         break;
       case 2:
-        few_row<2, BITS, GS, S>(a, xp, xsum, n, m);
+        few_row<2, BITS, GS>(a, xp, xsum, n, m);
         break;
       case 1:
-        few_row<1, BITS, GS, S>(a, xp, xsum, n, m);
+        few_row<1, BITS, GS>(a, xp, xsum, n, m);
         break;
       default:
         break;
@@ -91,8 +91,8 @@ HERON_AVX2 void few_range(const QmmArgs& a, const float* xp, const float* xsum, 
 using RangeFn = void (*)(const QmmArgs&, const float*, const float*, int, int);
 
 RangeFn pick(const QmmArgs& a) {
-  return dispatch_qmm(a, [](auto bits, auto group, auto scale) -> RangeFn {
-    return few_range<decltype(bits)::value, decltype(group)::value, typename decltype(scale)::type>;
+  return dispatch_qmm(a, [](auto bits, auto group) -> RangeFn {
+    return few_range<decltype(bits)::value, decltype(group)::value>;
   });
 }
 

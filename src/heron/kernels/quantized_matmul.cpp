@@ -20,9 +20,10 @@ namespace {
 bool fast_path(const mx::array& x, const mx::array& w, const mx::array& scales,
                const mx::array& biases, int group_size, int bits, const mx::Stream& s) {
   if (s.device != mx::Device::cpu) return false;
-  const bool params = scales.dtype() == biases.dtype() &&
-                      (scales.dtype() == mx::float32 || scales.dtype() == mx::float16);
-  if (x.dtype() != mx::float32 || !params || w.dtype() != mx::uint32) return false;
+  if (x.dtype() != mx::float32 || scales.dtype() != mx::float32 || biases.dtype() != mx::float32 ||
+      w.dtype() != mx::uint32) {
+    return false;
+  }
   return affine_qmm_shapes(x, w, scales, biases, group_size, bits);
 }
 
