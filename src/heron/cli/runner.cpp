@@ -15,6 +15,8 @@
 #include "heron/cli/args.h"
 #include "heron/cli/commands.h"
 #include "heron/core/default_model.h"
+#include "heron/model/encoder_loader.h"
+#include "heron/runner/encoder_host.h"
 #include "heron/runner/model_host.h"
 #include "heron/runner/routes.h"
 #include "heron/server/model_footprint.h"
@@ -108,15 +110,27 @@ int run_runner(const std::vector<std::string>& argv) {
     throw UsageError(e.what());
   }
   speculation.store_root = store::Store::default_root();
-  runner::ModelHost host(path, max_queue, context, cache_settings(), speculation);
-  host.load();
+  // An embedding model's runner answers /embed; a generative model's /completion.
+  std::optional<runner::EncoderHost> encoder;
+  std::optional<runner::ModelHost> host;
+  if (model::is_encoder_model(path)) {
+    encoder.emplace(path, max_queue);
+    encoder->load();
+  } else {
+    host.emplace(path, max_queue, context, cache_settings(), speculation);
+    host->load();
+  }
   httplib::Server server;
   // Each streaming request holds a thread; /status must always find one free.
   server.new_task_queue = [max_queue] {
     return new httplib::ThreadPool(static_cast<size_t>(max_queue) + 8);
   };
   server.set_payload_max_length(64 << 20);
-  runner::install_routes(server, host, token);
+  if (encoder) {
+    runner::install_encoder_routes(server, *encoder, token);
+  } else {
+    runner::install_routes(server, *host, token);
+  }
   const int port = server.bind_to_any_port("127.0.0.1");
   if (port <= 0) throw Error("cannot bind a port on 127.0.0.1");
   std::thread stopper([&] {

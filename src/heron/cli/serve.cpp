@@ -19,6 +19,7 @@
 #include "heron/http/request_guard.h"
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
+#include "heron/server/embed_api.h"
 #include "heron/server/model_footprint.h"
 #include "heron/server/ollama_api.h"
 #include "heron/server/openai_api.h"
@@ -124,6 +125,7 @@ int run_serve(const std::vector<std::string>& argv) {
   server::install_ollama_routes(http_server, ctx);
   server::install_store_routes(http_server, ctx, model_store);
   server::install_openai_routes(http_server, ctx);
+  server::install_embed_routes(http_server, ctx);
   if (!http_server.bind_to_port(address.host, address.port)) {
     throw Error("cannot listen on " + address.host + ":" + std::to_string(address.port));
   }

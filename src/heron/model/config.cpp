@@ -147,6 +147,30 @@ void read_gemma3_hf(const json& config, ModelConfig& c, const std::string& sourc
 
 }  // namespace
 
+EncoderConfig encoder_config_from_hf(const json& config, const std::string& source) {
+  if (!config.is_object()) fail(source, "config.json must be a JSON object");
+  EncoderConfig c;
+  c.architecture = config.value("model_type", "");
+  c.vocab_size = positive_int(config, "vocab_size", source);
+  c.hidden_size = positive_int(config, "hidden_size", source);
+  c.num_layers = positive_int(config, "num_hidden_layers", source, 4096);
+  c.num_heads = positive_int(config, "num_attention_heads", source, 4096);
+  if (c.hidden_size % c.num_heads != 0) {
+    fail(source, "'hidden_size' must be a multiple of 'num_attention_heads'");
+  }
+  c.intermediate_size = positive_int(config, "intermediate_size", source);
+  c.max_position_embeddings = positive_int_or(config, "max_position_embeddings", 512, source);
+  c.type_vocab_size = positive_int_or(config, "type_vocab_size", 2, source);
+  c.layer_norm_eps = positive_float(config, "layer_norm_eps", 1e-12f, source);
+  const std::string act = config.value("hidden_act", "gelu");
+  if (act != "gelu") fail(source, "hidden_act '" + act + "' is not supported (only 'gelu')");
+  const std::string position = config.value("position_embedding_type", "absolute");
+  if (position != "absolute") {
+    fail(source, "position_embedding_type '" + position + "' is not supported (only 'absolute')");
+  }
+  return c;
+}
+
 ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
   if (!config.is_object()) fail(source, "config.json must be a JSON object");
   ModelConfig c;

@@ -62,10 +62,25 @@ struct ModelConfig {
   std::map<std::string, QuantScheme> quant_layers;
 };
 
+// What an encoder's config.json says that its callers need.
+struct EncoderConfig {
+  std::string architecture;  // "bert"
+  int vocab_size = 0;
+  int hidden_size = 0;
+  int num_layers = 0;
+  int num_heads = 0;
+  int intermediate_size = 0;
+  int max_position_embeddings = 512;
+  int type_vocab_size = 2;
+  float layer_norm_eps = 1e-12f;
+};
+
 // `generation` is generation_config.json (or null); its eos_token_id joins config's.
 ModelConfig config_from_hf(const nlohmann::json& config, const nlohmann::json& generation,
                            const std::string& source);
 ModelConfig config_from_gguf(const nlohmann::json& metadata, const std::string& source);
+// An encoder's config.json (model_type "bert").
+EncoderConfig encoder_config_from_hf(const nlohmann::json& config, const std::string& source);
 // Reads mlx-lm's "quantization" section ({"group_size", "bits", "mode"?, "<module path>":
 // {...}}) into c.quant_group_size, quant_mode and quant_layers.
 void read_quantization(const nlohmann::json& section, ModelConfig& c, const std::string& source);

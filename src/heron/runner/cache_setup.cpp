@@ -56,20 +56,24 @@ std::string model_cache_key(const fs::path& model_path) {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     const auto mtime = fs::last_write_time(path, ec).time_since_epoch();
-    identity += name + "=" + fs::weakly_canonical(path, ec).string() + ":" +
-                std::to_string(size) + ":" +
-                std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count()) +
-                ";";
+    identity +=
+        name + "=" + fs::weakly_canonical(path, ec).string() + ":" + std::to_string(size) + ":" +
+        std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count()) + ";";
   }
   return Sha256::of(identity);
 }
 
 nlohmann::json cache_json(const cache::PrefixCacheStats& s) {
-  return {{"live_bytes", s.live_bytes},       {"memory_bytes", s.memory_bytes},
-          {"disk_bytes", s.disk_bytes},       {"memory_budget", s.memory_budget},
-          {"disk_budget", s.disk_budget},     {"entries", s.entries},
-          {"live_tokens", s.live_tokens},     {"lookups", s.lookups},
-          {"hits", s.hits},                   {"reused_tokens", s.reused_tokens}};
+  return {{"live_bytes", s.live_bytes},
+          {"memory_bytes", s.memory_bytes},
+          {"disk_bytes", s.disk_bytes},
+          {"memory_budget", s.memory_budget},
+          {"disk_budget", s.disk_budget},
+          {"entries", s.entries},
+          {"live_tokens", s.live_tokens},
+          {"lookups", s.lookups},
+          {"hits", s.hits},
+          {"reused_tokens", s.reused_tokens}};
 }
 
 }  // namespace heron::runner

@@ -101,6 +101,7 @@ void ModelHost::refresh_status(const char* state) {
       {"state", state},
       {"model", path_.string()},
       {"architecture", config.architecture},
+      {"capabilities", {"completion"}},
       {"context_length", context_length(0)},
       {"trained_context_length", config.max_position_embeddings},
       {"vocab_size", config.vocab_size},

@@ -6,6 +6,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/runner/encoder_host.h"
 #include "heron/runner/model_host.h"
 #include "heron/runner/ndjson.h"
 #include "heron/sample/sampler.h"
@@ -96,9 +97,9 @@ void stream(httplib::Response& res, std::shared_ptr<CompletionJob> job) {
       });
 }
 
-}  // namespace
-
-void install_routes(httplib::Server& server, ModelHost& host, const std::string& token) {
+// The token check, /status and the tokenizer's endpoints, which every runner has.
+template <class Host>
+void install_common_routes(httplib::Server& server, Host& host, const std::string& token) {
   const std::string expected = "Bearer " + token;
   server.set_pre_routing_handler([expected](const httplib::Request& req, httplib::Response& res) {
     if (!http::equal_secret(req.get_header_value("Authorization"), expected)) {
@@ -110,15 +111,6 @@ void install_routes(httplib::Server& server, ModelHost& host, const std::string&
   server.Get("/status", [&host](const httplib::Request&, httplib::Response& res) {
     http::send_json(res, host.status());
   });
-  server.Post("/completion",
-              http::guarded([&host](const httplib::Request& req, httplib::Response& res) {
-                auto job = make_job(http::parse_body(req.body), host);
-                if (!host.submit(job)) {
-                  res.set_header("Retry-After", "1");
-                  throw http::HttpError(503, "the runner's request queue is full; retry later");
-                }
-                stream(res, std::move(job));
-              }));
   server.Post(
       "/tokenize", http::guarded([&host](const httplib::Request& req, httplib::Response& res) {
         auto body = http::parse_body(req.body);
@@ -137,6 +129,78 @@ void install_routes(httplib::Server& server, ModelHost& host, const std::string&
                   }
                 }
                 http::send_json(res, {{"content", host.tokenizer().decode(ids)}});
+              }));
+}
+
+// /embed's inputs: each a text (tokenized with the model's special tokens) or token ids
+// (checked against the vocabulary and taken as they are), fitted to the model's limit.
+std::vector<std::vector<int32_t>> embed_inputs(const json& body, const EncoderHost& host) {
+  const json* input = http::get_array(body, "input", "input");
+  if (!input) throw http::bad_request("input is required");
+  const bool truncate = http::get_bool(body, "truncate", "truncate").value_or(true);
+  std::vector<std::vector<int32_t>> inputs;
+  for (size_t i = 0; i < input->size(); ++i) {
+    const json& item = (*input)[i];
+    const std::string where = "input[" + std::to_string(i) + "]";
+    std::vector<int32_t> ids;
+    if (item.is_string()) {
+      ids = host.tokenizer().encode(item.get<std::string>(), /*add_special=*/true,
+                                    /*parse_special=*/false);
+    } else if (item.is_array()) {
+      for (const auto& t : item) {
+        if (!t.is_number_integer() || t.get<int64_t>() < 0 ||
+            t.get<int64_t>() >= host.vocab_size()) {
+          throw http::bad_request(where + ": tokens must be integers in [0, " +
+                                  std::to_string(host.vocab_size()) + ")");
+        }
+        ids.push_back(t.get<int32_t>());
+      }
+      if (ids.empty()) throw http::bad_request(where + ": no tokens");
+    } else {
+      throw http::bad_request(where + ": expected a string or an array of token ids");
+    }
+    try {
+      inputs.push_back(host.fit(std::move(ids), truncate));
+    } catch (const Error& e) {
+      throw http::bad_request(where + ": " + e.what());
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void install_routes(httplib::Server& server, ModelHost& host, const std::string& token) {
+  install_common_routes(server, host, token);
+  server.Post("/completion",
+              http::guarded([&host](const httplib::Request& req, httplib::Response& res) {
+                auto job = make_job(http::parse_body(req.body), host);
+                if (!host.submit(job)) {
+                  res.set_header("Retry-After", "1");
+                  throw http::HttpError(503, "the runner's request queue is full; retry later");
+                }
+                stream(res, std::move(job));
+              }));
+}
+
+void install_encoder_routes(httplib::Server& server, EncoderHost& host, const std::string& token) {
+  install_common_routes(server, host, token);
+  server.Post("/embed", http::guarded([&host](const httplib::Request& req, httplib::Response& res) {
+                const auto started = std::chrono::steady_clock::now();
+                const auto inputs = embed_inputs(http::parse_body(req.body), host);
+                auto vectors = host.embed(inputs);
+                if (!vectors) {
+                  res.set_header("Retry-After", "1");
+                  throw http::HttpError(503, "the runner's request queue is full; retry later");
+                }
+                int64_t tokens = 0;
+                for (const auto& in : inputs) tokens += static_cast<int64_t>(in.size());
+                const auto took = std::chrono::steady_clock::now() - started;
+                http::send_json(
+                    res, {{"embeddings", *vectors},
+                          {"prompt_eval_count", tokens},
+                          {"prompt_eval_duration",
+                           std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()}});
               }));
 }
 

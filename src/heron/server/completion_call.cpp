@@ -1,6 +1,7 @@
 #include "heron/server/completion_call.h"
 
 #include "heron/http/http_error.h"
+#include "heron/server/capabilities.h"
 
 namespace heron::server {
 
@@ -10,6 +11,7 @@ CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const Prompt& promp
       model_(lease_->model()),
       load_seconds_(lease_->load_seconds()),
       started_(started) {
+  require_completion(lease_->status(), model_.name);
   nlohmann::json body = {{"prompt", prompt.text},
                          {"add_special", prompt.add_special},
                          {"options", api::to_ollama_options(params)}};

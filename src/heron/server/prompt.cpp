@@ -2,6 +2,7 @@
 
 #include "heron/core/error.h"
 #include "heron/http/http_error.h"
+#include "heron/server/capabilities.h"
 
 namespace heron::server {
 
@@ -27,6 +28,7 @@ chat::ChatInput with_model_messages(const ResolvedModel& model, const chat::Chat
 
 std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
                           const chat::ChatInput& input, const std::string& field) {
+  require_completion(runner_status, model.name);
   const auto format = runner_status.find("chat");
   if (format == runner_status.end()) {
     throw http::HttpError(500, "the model runner did not report its chat format");

@@ -1,5 +1,6 @@
 #include "heron/model/layers/norm.h"
 
+#include <mlx/fast.h>
 #include <mlx/ops.h>
 
 #include "heron/kernels/rms_norm.h"
@@ -20,6 +21,18 @@ RMSNorm RMSNorm::load(Weights& w, const std::string& name, float eps, bool offse
 
 mx::array RMSNorm::operator()(const mx::array& x) const {
   return kernels::rms_norm(x, weight_, eps_);
+}
+
+LayerNorm LayerNorm::load(Weights& w, const std::string& prefix, float eps) {
+  LayerNorm n;
+  n.weight_ = mx::astype(w.take(prefix + ".weight"), w.dtype());
+  n.bias_ = mx::astype(w.take(prefix + ".bias"), w.dtype());
+  n.eps_ = eps;
+  return n;
+}
+
+mx::array LayerNorm::operator()(const mx::array& x) const {
+  return mx::fast::layer_norm(x, weight_, bias_, eps_);
 }
 
 }  // namespace heron::model

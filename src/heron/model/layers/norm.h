@@ -18,4 +18,16 @@ class RMSNorm {
   float eps_ = 1e-6f;
 };
 
+// LayerNorm with weight and bias (BERT's "LayerNorm.weight" / "LayerNorm.bias").
+class LayerNorm {
+ public:
+  static LayerNorm load(Weights& w, const std::string& prefix, float eps);
+  mlx::core::array operator()(const mlx::core::array& x) const;
+
+ private:
+  mlx::core::array weight_{0.0f};
+  mlx::core::array bias_{0.0f};
+  float eps_ = 1e-12f;
+};
+
 }  // namespace heron::model
