@@ -119,3 +119,11 @@ def serve(heron_bin, tmp_path_factory):
     """One `heron serve` for the whole session."""
     with start_serve(heron_bin, tmp_path_factory.mktemp("serve")) as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def minilm_model():
+    path = ROOT / ".venv" / "models" / "all-MiniLM-L6-v2"
+    if not (path / "model.safetensors").is_file():
+        pytest.fail("all-MiniLM-L6-v2 is not extracted in .venv/models; run ./x test")
+    return path

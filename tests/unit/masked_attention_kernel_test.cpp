@@ -2,7 +2,8 @@
 // mx::fast::scaled_dot_product_attention with the same boolean mask (the reference):
 // both CPU implementations, decode (one query, keys split across threads) and prefill,
 // random masks, a sliding window's ring (keys in slot order, a cyclic band visible) and
-// a band over keys in order, Gemma 3's shapes (head_dim 256, 4 query heads on 1 kv head).
+// a band over keys in order, Gemma 3's shapes (head_dim 256, 4 query heads on 1 kv head);
+// and padded_scaled_dot_product_attention against the mask its key lengths mean.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,6 +116,33 @@ TEST_P(MaskedAttentionKernel, ReadsABroadcastMask) {
   auto row = mx::reshape(random_mask(1, 257, 0.4f, 7), {1, 257});
   auto mask = mx::broadcast_to(row, {5, 257});
   EXPECT_LE(relative_error(1, 4, 1, 64, mask, 11), kTol);
+}
+
+// A batch of texts of different lengths, right-padded (an encoder's batch): row b sees
+// its first key_lengths[b] keys, the reference the same through a [B, 1, 1, T] mask.
+TEST_P(MaskedAttentionKernel, PaddedKeysMatchMlx) {
+  uint64_t seed = 300;
+  for (int T : {1, 9, 64, 300}) {
+    for (int D : {32, 64}) {
+      const int B = 5, H = 3;
+      std::vector<int32_t> lengths(B);
+      for (int b = 0; b < B; ++b) lengths[b] = std::max(1, T - b * (T / B + 1));
+      const mx::array key_lengths(lengths.data(), {B}, mx::int32);
+      auto q = random({B, H, T, D}, seed++);
+      auto k = random({B, H, T, D}, seed++);
+      auto v = random({B, H, T, D}, seed++);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+      auto real = mx::less(mx::reshape(mx::arange(T, mx::int32), {1, 1, 1, T}),
+                           mx::reshape(key_lengths, {B, 1, 1, 1}));
+      auto ref = mx::fast::scaled_dot_product_attention(q, k, v, scale, "", real);
+      auto ours = heron::kernels::padded_scaled_dot_product_attention(q, k, v, scale, key_lengths);
+      EXPECT_STREQ(ours.primitive().name(), "HeronScaledDotProductAttention");
+      mx::eval(ref, ours);
+      SCOPED_TRACE("T " + std::to_string(T) + " D " + std::to_string(D));
+      const float norm = mx::max(mx::abs(ref)).item<float>();
+      EXPECT_LE(mx::max(mx::abs(mx::subtract(ours, ref))).item<float>() / norm, kTol);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, MaskedAttentionKernel, kCpuIsas, isa_name);

@@ -140,7 +140,8 @@ int run_runner(const std::vector<std::string>& argv) {
   });
   std::cout << "{\"port\": " << port << "}" << std::endl;
   const bool stopped_cleanly = server.listen_after_bind();
-  pthread_kill(stopper.native_handle(), SIGTERM);  // wake it if we stopped for another reason
+  // Wakes its sigwait (SIGTERM is blocked here) when we stopped for another reason.
+  pthread_kill(stopper.native_handle(), SIGTERM);  // NOLINT(bugprone-bad-signal-to-kill-thread)
   stopper.join();
   if (!stopped_cleanly) throw Error("the runner's HTTP server stopped");
   return 0;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include <mlx/fast.h>
+#include <mlx/ops.h>
 
 #include "heron/kernels/sdpa_primitive.h"
 
@@ -55,6 +56,22 @@ mx::array masked_scaled_dot_product_attention(const mx::array& q, const mx::arra
     return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask, {}, false, s);
   }
   return mx::array(q.shape(), mx::float32, primitive(stream, scale, false), {q, k, v, mask});
+}
+
+mx::array padded_scaled_dot_product_attention(const mx::array& q, const mx::array& k,
+                                              const mx::array& v, float scale,
+                                              const mx::array& key_lengths, mx::StreamOrDevice s) {
+  const auto stream = mx::to_stream(s);
+  const bool lengths_fit = key_lengths.dtype() == mx::int32 && key_lengths.ndim() == 1 &&
+                           q.ndim() == 4 && key_lengths.shape(0) == q.shape(0);
+  if (!lengths_fit || !fast_path(q, k, v, false, stream)) {
+    const auto positions = mx::reshape(mx::arange(k.shape(2), mx::int32, s), {1, 1, 1, -1}, s);
+    const auto real = mx::less(positions, mx::reshape(key_lengths, {-1, 1, 1, 1}, s), s);
+    return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", real, {}, false, s);
+  }
+  return mx::array(q.shape(), mx::float32,
+                   std::make_shared<ScaledDotProductAttentionCpu>(stream, scale, false, true),
+                   {q, k, v, key_lengths});
 }
 
 }  // namespace heron::kernels

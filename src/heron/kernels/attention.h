@@ -25,4 +25,12 @@ mlx::core::array masked_scaled_dot_product_attention(const mlx::core::array& q,
                                                      const mlx::core::array& mask,
                                                      mlx::core::StreamOrDevice s = {});
 
+// The same with right-padded keys: batch row b sees keys j < key_lengths[b] (int32 [B],
+// each at least 1), as a batch of texts of different lengths needs.
+mlx::core::array padded_scaled_dot_product_attention(const mlx::core::array& q,
+                                                     const mlx::core::array& k,
+                                                     const mlx::core::array& v, float scale,
+                                                     const mlx::core::array& key_lengths,
+                                                     mlx::core::StreamOrDevice s = {});
+
 }  // namespace heron::kernels

@@ -1,8 +1,9 @@
 #pragma once
-// The body of every CPU primitive's eval_cpu here: allocate the output, register the
-// arrays with the stream's encoder, and run `task(inputs, out)` on the stream's thread
-// in stream order. The task gets weak copies, as MLX's own CPU primitives do: the
-// evaluator keeps the buffers alive until the task has run.
+// What every CPU primitive's eval_cpu here shares. run_on_cpu_stream is the body:
+// allocate the output, register the arrays with the stream's encoder, and run
+// `task(inputs, out)` on the stream's thread in stream order. The task gets weak copies, as MLX's
+// own CPU primitives do: the evaluator keeps the buffers alive until the task has run.
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,28 @@
 #include <mlx/backend/cpu/encoder.h>
 
 namespace heron::kernels {
+
+// The kernels take dense row-major buffers; gather strided inputs (a sliced
+// or transposed x) into scratch first. MLX's own copy routine is not exported.
+template <class T>
+const T* row_major(const mlx::core::array& a, std::vector<T>& scratch) {
+  if (a.flags().row_contiguous) return a.data<T>();
+  scratch.resize(a.size());
+  const T* src = a.data<T>();
+  const int nd = static_cast<int>(a.ndim());
+  std::vector<int> idx(static_cast<size_t>(nd), 0);
+  int64_t off = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    scratch[i] = src[off];
+    for (int d = nd - 1; d >= 0; --d) {  // odometer over the shape
+      off += a.strides(d);
+      if (++idx[static_cast<size_t>(d)] < a.shape(d)) break;
+      off -= a.strides(d) * a.shape(d);
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return scratch.data();
+}
 
 template <class Task>
 void run_on_cpu_stream(const mlx::core::Stream& stream, const std::vector<mlx::core::array>& inputs,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "heron/kernels/avx2_util.h"
+#include "heron/kernels/gemm_avx2.h"
 #include "heron/kernels/qmm_kernels.h"
 
 namespace heron::kernels {
@@ -16,9 +17,6 @@ namespace {
 using namespace avx2;
 
 constexpr int kTileRows = 32;  // weight rows per task; a multiple of the kernel's 4
-constexpr int kMr = 3;         // rows of x per micro-kernel
-constexpr int kNr = 4;         // weight rows per micro-kernel
-constexpr int kKc = 512;       // most K per chunk
 
 // dst[r * K + k] = s * q + b for rows n0 .. n0 + rows, in the order of xp.
 template <int BITS, int GS>
@@ -46,45 +44,6 @@ HERON_AVX2 void dequantize_tile(const QmmArgs& a, int n0, int rows, float* dst) 
   }
 }
 
-// out[i * ldo + j] (+)= dot(x row i, w row j) over kc values; rows are ld apart.
-template <int MR, int NR>
-HERON_AVX2 void micro(const float* x, const float* w, int ld, int kc, float* out, int ldo,
-                      bool add) {
-  __m256 acc[MR][4];
-#pragma GCC unroll 4
-  for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) acc[i][j] = _mm256_setzero_ps();
-  }
-  for (int k = 0; k < kc; k += 8) {
-    __m256 xv[MR];
-#pragma GCC unroll 4
-    for (int i = 0; i < MR; ++i) xv[i] = _mm256_loadu_ps(x + int64_t{i} * ld + k);
-#pragma GCC unroll 4
-    for (int j = 0; j < NR; ++j) {
-      const __m256 wv = _mm256_loadu_ps(w + int64_t{j} * ld + k);
-#pragma GCC unroll 4
-      for (int i = 0; i < MR; ++i) acc[i][j] = _mm256_fmadd_ps(xv[i], wv, acc[i][j]);
-    }
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < MR; ++i) {
-    float* o = out + int64_t{i} * ldo;
-    __m128 v = hsum4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-    if (add) {
-      alignas(16) float prev[4] = {0, 0, 0, 0};
-      for (int j = 0; j < NR; ++j) prev[j] = o[j];
-      v = _mm_add_ps(v, _mm_load_ps(prev));
-    }
-    store_n(o, v, NR);
-  }
-}
-
-using MicroFn = void (*)(const float*, const float*, int, int, float*, int, bool);
-constexpr MicroFn kMicro[kMr][kNr] = {{micro<1, 1>, micro<1, 2>, micro<1, 3>, micro<1, 4>},
-                                      {micro<2, 1>, micro<2, 2>, micro<2, 3>, micro<2, 4>},
-                                      {micro<3, 1>, micro<3, 2>, micro<3, 3>, micro<3, 4>}};
-
 using DequantFn = void (*)(const QmmArgs&, int, int, float*);
 
 DequantFn pick(const QmmArgs& a) {
@@ -98,22 +57,7 @@ void qmm_tile(const QmmArgs& a, const float* xp, int n0, DequantFn dequantize) {
   const int rows = std::min(kTileRows, a.N - n0);
   tile.resize(static_cast<size_t>(kTileRows) * a.K);
   dequantize(a, n0, rows, tile.data());
-  // K in chunks so that the x rows and weight rows of one micro-kernel call
-  // stay in L1 together.
-  const int chunks = (a.K + kKc - 1) / kKc;
-  const int step = ((a.K + chunks - 1) / chunks + 15) / 16 * 16;  // even chunks
-  for (int k0 = 0; k0 < a.K; k0 += step) {
-    const int kc = std::min(step, a.K - k0);
-    for (int m = 0; m < a.M; m += kMr) {
-      const int mr = std::min(kMr, a.M - m);
-      const float* x = xp + int64_t{m} * a.K + k0;
-      for (int j = 0; j < rows; j += kNr) {
-        const int nr = std::min(kNr, rows - j);
-        kMicro[mr - 1][nr - 1](x, tile.data() + int64_t{j} * a.K + k0, a.K, kc,
-                               a.out + int64_t{m} * a.N + n0 + j, a.N, k0 > 0);
-      }
-    }
-  }
+  gemm_rows_avx2(xp, a.M, a.K, tile.data(), rows, a.out + n0, a.N);
 }
 
 }  // namespace

@@ -12,28 +12,6 @@ namespace mx = mlx::core;
 
 namespace {
 
-// The kernels take dense row-major buffers; gather strided inputs (a sliced
-// or transposed x) into scratch first. MLX's own copy routine is not exported.
-template <class T>
-const T* row_major(const mx::array& a, std::vector<T>& scratch) {
-  if (a.flags().row_contiguous) return a.data<T>();
-  scratch.resize(a.size());
-  const T* src = a.data<T>();
-  const int nd = static_cast<int>(a.ndim());
-  std::vector<int> idx(static_cast<size_t>(nd), 0);
-  int64_t off = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    scratch[i] = src[off];
-    for (int d = nd - 1; d >= 0; --d) {  // odometer over the shape
-      off += a.strides(d);
-      if (++idx[static_cast<size_t>(d)] < a.shape(d)) break;
-      off -= a.strides(d) * a.shape(d);
-      idx[static_cast<size_t>(d)] = 0;
-    }
-  }
-  return scratch.data();
-}
-
 void run(const mx::array& x, const mx::array& w, const mx::array& scales, const mx::array& biases,
          mx::array& out, int group_size, int bits) {
   if (out.size() == 0) return;

@@ -126,7 +126,9 @@ void sdpa_cpu(const SdpaArgs& a) {
       const float* src = a.q + t.b * a.q_strides[0] + h * a.q_strides[1] + pos * a.q_strides[2];
       float* dst = q.data() + int64_t{r} * D;
       for (int d = 0; d < D; ++d) dst[d] = src[d] * a.scale;
-      end[r] = a.causal ? std::min(a.T, p.off + pos + 1) : a.T;
+      end[r] = a.causal        ? std::min(a.T, p.off + pos + 1)
+               : a.key_lengths ? std::min(a.T, static_cast<int>(a.key_lengths[t.b]))
+                               : a.T;
       if (a.mask != nullptr) mask[r] = a.mask + int64_t{pos} * a.T;
     }
     AttendArgs args{};

@@ -5,7 +5,7 @@
 // aligned to the end of the keys (query i sees keys j <= T - L + i; causal
 // needs L <= T), or a boolean mask [L, T] shared by every batch row and head (query i
 // sees key j where it is true: a sliding window's ring, whose keys are not in position
-// order). Every query must see at least one key.
+// order), or per batch row a number of real keys. Every query must see at least one key.
 #include <cstdint>
 
 #include "heron/kernels/qmm_cpu.h"  // Isa
@@ -25,6 +25,9 @@ struct SdpaArgs {
   float scale;
   bool causal;
   const bool* mask = nullptr;  // [L, T] row-major, or none
+  // [B], or none: batch row b's keys are right-padded, and only j < key_lengths[b] are real
+  // (a batch of texts of different lengths; not with causal).
+  const int32_t* key_lengths = nullptr;
 };
 
 // Runs on the calling thread plus the shared thread pool.

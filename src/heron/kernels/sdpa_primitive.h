@@ -8,11 +8,13 @@ namespace heron::kernels {
 
 class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
  public:
-  ScaledDotProductAttentionCpu(mlx::core::Stream stream, float scale, bool causal)
-      : UnaryPrimitive(stream), scale_(scale), causal_(causal) {}
+  // key_lengths: the fourth input is int32 [B], each batch row's real keys (not a mask).
+  ScaledDotProductAttentionCpu(mlx::core::Stream stream, float scale, bool causal,
+                               bool key_lengths = false)
+      : UnaryPrimitive(stream), scale_(scale), causal_(causal), key_lengths_(key_lengths) {}
 
   // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32; optionally a bool mask
-  // [L, T] (query i sees key j where true).
+  // [L, T] (query i sees key j where true) or the key lengths.
   void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
   void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
 
@@ -23,6 +25,7 @@ class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
  private:
   float scale_;
   bool causal_;
+  bool key_lengths_;
 };
 
 }  // namespace heron::kernels

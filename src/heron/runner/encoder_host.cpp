@@ -16,9 +16,12 @@ namespace mx = mlx::core;
 namespace {
 
 // Inputs of similar length share a forward pass, padded to the longest of them: up to
-// this many rows, and this many positions in all.
+// this many rows, this many positions in all ...
 constexpr size_t kBatchRows = 64;
 constexpr size_t kBatchPositions = 16384;
+// ... and no row longer than half as long again as the shortest (plus this), so padding
+// stays a small share of the work.
+constexpr size_t kPaddingSlack = 8;
 
 }  // namespace
 
@@ -79,8 +82,10 @@ std::vector<std::vector<float>> EncoderHost::run(const std::vector<std::vector<i
   for (size_t begin = 0; begin < order.size();) {
     // Sorted by length: the batch's last row is its longest.
     size_t end = begin + 1;
+    const size_t shortest = inputs[order[begin]].size();
     while (end < order.size() && end - begin < kBatchRows &&
-           (end - begin + 1) * inputs[order[end]].size() <= kBatchPositions) {
+           (end - begin + 1) * inputs[order[end]].size() <= kBatchPositions &&
+           inputs[order[end]].size() <= shortest + shortest / 2 + kPaddingSlack) {
       ++end;
     }
     const int rows = static_cast<int>(end - begin);
@@ -94,8 +99,9 @@ std::vector<std::vector<float>> EncoderHost::run(const std::vector<std::vector<i
     }
     const mx::array ids_array(ids.data(), {rows, width}, mx::int32);
     const mx::array lengths_array(lengths.data(), {rows}, mx::int32);
-    auto pooled =
-        loaded_.pooling(loaded_.encoder->forward(ids_array, lengths_array), lengths_array);
+    // Row-major for the copy below (CLS pooling is a strided slice otherwise).
+    auto pooled = mx::contiguous(
+        loaded_.pooling(loaded_.encoder->forward(ids_array, lengths_array), lengths_array));
     mx::eval(pooled);
     const int dims = pooled.shape(1);
     const float* data = pooled.data<float>();

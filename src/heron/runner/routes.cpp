@@ -68,7 +68,7 @@ std::shared_ptr<CompletionJob> make_job(const json& body, const ModelHost& host)
 
 // Streams the job's events; a client that goes away cancels the job within one
 // prefill chunk or decode step (the MLX thread polls `cancelled`).
-void stream(httplib::Response& res, std::shared_ptr<CompletionJob> job) {
+void stream(httplib::Response& res, const std::shared_ptr<CompletionJob>& job) {
   res.set_chunked_content_provider(
       "application/x-ndjson",
       [job](size_t, httplib::DataSink& sink) {
@@ -179,7 +179,7 @@ void install_routes(httplib::Server& server, ModelHost& host, const std::string&
                   res.set_header("Retry-After", "1");
                   throw http::HttpError(503, "the runner's request queue is full; retry later");
                 }
-                stream(res, std::move(job));
+                stream(res, job);
               }));
 }
 

@@ -32,10 +32,7 @@ class Bert : public Encoder {
     auto x = mx::add(mx::add(words_(ids), mx::slice(positions_, {0, 0}, {L, positions_.shape(1)})),
                      mx::slice(token_type_, {0, 0}, {1, token_type_.shape(1)}));
     x = norm_(x);
-    const auto keep = mx::expand_dims(
-        mx::less(mx::expand_dims(mx::arange(L, mx::int32), 0), mx::expand_dims(lengths, 1)),
-        {1, 2});
-    for (const auto& block : blocks_) x = block(x, keep);
+    for (const auto& block : blocks_) x = block(x, lengths);
     return x;
   }
 

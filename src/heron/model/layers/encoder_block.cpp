@@ -2,8 +2,9 @@
 
 #include <cmath>
 
-#include <mlx/fast.h>
 #include <mlx/ops.h>
+
+#include "heron/kernels/attention.h"
 
 namespace heron::model {
 
@@ -41,13 +42,14 @@ EncoderBlock EncoderBlock::load(Weights& w, const std::string& prefix,
   return b;
 }
 
-mx::array EncoderBlock::operator()(const mx::array& x, const mx::array& keep) const {
+mx::array EncoderBlock::operator()(const mx::array& x, const mx::array& lengths) const {
   const int B = x.shape(0), L = x.shape(1), hidden = x.shape(2);
   auto qkv = qkv_(x);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hidden / heads_));
-  auto attended = mx::fast::scaled_dot_product_attention(
+  const int head_dim = hidden / heads_;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  auto attended = kernels::padded_scaled_dot_product_attention(
       split_heads(qkv[0], heads_), split_heads(qkv[1], heads_), split_heads(qkv[2], heads_), scale,
-      "", keep);
+      lengths);
   attended = mx::reshape(mx::transpose(attended, {0, 2, 1, 3}), {B, L, hidden});
   const auto h = attention_norm_(mx::add(attention_out_(attended), x));
   return output_norm_(mx::add(output_(gelu_erf(intermediate_(h))), h));

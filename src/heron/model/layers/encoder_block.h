@@ -16,8 +16,8 @@ class EncoderBlock {
  public:
   // prefix: "encoder.layer.N" (Hugging Face BertLayer names below it).
   static EncoderBlock load(Weights& w, const std::string& prefix, const EncoderConfig& config);
-  // x [B, L, hidden]; keep [B, 1, 1, L] bool: which keys are real tokens.
-  mlx::core::array operator()(const mlx::core::array& x, const mlx::core::array& keep) const;
+  // x [B, L, hidden], right-padded; lengths [B] int32: each row's real tokens.
+  mlx::core::array operator()(const mlx::core::array& x, const mlx::core::array& lengths) const;
 
  private:
   LinearGroup qkv_;

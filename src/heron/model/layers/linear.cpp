@@ -4,6 +4,7 @@
 #include <mlx/transforms.h>
 
 #include "heron/core/error.h"
+#include "heron/kernels/float_matmul.h"
 #include "heron/kernels/quantized_matmul.h"
 
 namespace heron::model {
@@ -98,7 +99,9 @@ std::vector<mx::array> LinearGroup::operator()(const mx::array& x) const {
 mx::array Linear::operator()(const mx::array& x) const {
   mx::array y = x;
   if (!quant_.bits) {
-    y = mx::matmul(x, *weight_t_);
+    y = kernels::float_matmul_supported(x, weight_, mx::to_stream({}))
+            ? kernels::float_matmul(x, weight_)
+            : mx::matmul(x, *weight_t_);
   } else if (biases_) {
     y = kernels::quantized_matmul(x, weight_, *scales_, *biases_, quant_.group_size, quant_.bits);
   } else {
