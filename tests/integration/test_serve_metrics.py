@@ -162,6 +162,15 @@ def test_runner_queue_length_counts_a_waiting_request(metrics_serve):
             while value(scrape(serve)[0], "heron_runner_queue_length", model=MODEL) != 1:
                 assert time.time() < deadline and not queued.done()
                 time.sleep(0.1)
+            # /api/ps shows the same per model: both requests hold it, one waits.
+            ps = httpx.get(serve.url + "/api/ps").json()["models"]
+            assert ps[0]["requests"] == {"active": 2, "waiting": 1}
             long.close()  # cancels the long request; the queued one runs
             assert queued.result(timeout=60)["done"]
     assert value(scrape(serve)[0], "heron_runner_queue_length", model=MODEL) == 0
+    # The long request's lease ends as the server notices its client left: within moments.
+    deadline = time.time() + 10
+    while (requests := httpx.get(serve.url + "/api/ps").json()["models"][0]["requests"]) != {
+            "active": 0, "waiting": 0}:
+        assert time.time() < deadline, requests
+        time.sleep(0.1)

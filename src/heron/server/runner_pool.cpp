@@ -200,8 +200,10 @@ nlohmann::json RunnerPool::ps() {
   }
   const auto statuses = fresh_statuses(processes);
   for (size_t i = 0; i < statuses.size(); ++i) {
-    if (statuses[i].is_object())
-      models[i]["prefix_cache"] = statuses[i].value("cache", nlohmann::json());
+    if (!statuses[i].is_object()) continue;
+    models[i]["prefix_cache"] = statuses[i].value("cache", nlohmann::json());
+    // Of the active requests, those the runner has accepted and not started.
+    models[i]["requests"]["waiting"] = statuses[i].value("waiting", 0);
   }
   return {{"models", models}};
 }
@@ -235,6 +237,9 @@ void RunnerPool::list_locked(nlohmann::json& models,
         {"size", status.value("memory", nlohmann::json::object()).value("active", uint64_t{0})},
         {"size_vram", 0},
         {"context_length", status.value("context_length", 0)},
+        // heron's addition: requests holding the model now (running, queued in its runner,
+        // or waiting for it to load).
+        {"requests", {{"active", s->active}}},
         {"details",
          {{"format", path.ends_with(".gguf") ? "gguf" : "safetensors"},
           {"family", status.value("architecture", "")}}}};
