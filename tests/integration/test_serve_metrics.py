@@ -174,3 +174,31 @@ def test_runner_queue_length_counts_a_waiting_request(metrics_serve):
             "active": 0, "waiting": 0}:
         assert time.time() < deadline, requests
         time.sleep(0.1)
+
+
+def test_requests_waiting_for_runner_counts_a_request_without_room(heron_bin, tmp_path_factory,
+                                                                   tiny_llama):
+    tmp = tmp_path_factory.mktemp("metrics-room")
+    with start_serve(heron_bin, tmp, HERON_MAX_LOADED_MODELS="1") as serve:
+        long_body = {"model": "default", "prompt": "Write a long story about a dragon.",
+                     "stream": True, "options": {"temperature": 0, "num_predict": 2000}}
+        with httpx.stream("POST", serve.url + "/api/generate", json=long_body,
+                          timeout=300) as long:
+            lines = long.iter_lines()  # kept: a dropped iterator closes the stream
+            next(lines)  # the default model is loaded and busy
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                other = pool.submit(post, serve, "/api/generate", {
+                    "model": str(tiny_llama.resolve()), "prompt": "hello", "stream": False,
+                    "options": {"num_predict": 2}})
+                deadline = time.time() + 30
+                while value(scrape(serve)[0], "heron_requests_waiting_for_runner") != 1:
+                    assert time.time() < deadline and not other.done()
+                    time.sleep(0.1)
+                long.close()  # the default model goes idle, is unloaded, the tiny one loads
+                assert other.result(timeout=120)["done"]
+        samples, _ = scrape(serve)
+        assert value(samples, "heron_requests_waiting_for_runner") == 0
+        assert value(samples, "heron_loaded_models") == 1
+        loaded = [dict(labels)["model"] for name, labels in samples
+                  if name == "heron_model_memory_bytes"]
+        assert len(loaded) == 1 and loaded[0] != MODEL  # the default model's series went
