@@ -20,9 +20,11 @@
 #include "heron/http/responses.h"
 #include "heron/server/context.h"
 #include "heron/server/embed_api.h"
+#include "heron/server/metrics_api.h"
 #include "heron/server/model_footprint.h"
 #include "heron/server/ollama_api.h"
 #include "heron/server/openai_api.h"
+#include "heron/server/server_metrics.h"
 #include "heron/server/store_api.h"
 #include "heron/store/store.h"
 
@@ -113,7 +115,8 @@ int run_serve(const std::vector<std::string>& argv) {
   server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
                            env_size("HERON_MAX_LOADED_MODELS", 3), max_model_memory(),
                            std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300)), max_queue()});
-  server::ServerContext ctx{pool, resolver, keep_alive};
+  server::ServerMetrics metrics;
+  server::ServerContext ctx{pool, resolver, keep_alive, &metrics};
   httplib::Server http_server;
   http_server.new_task_queue = [] { return new http::LifoThreadPool(64); };
   http::install_request_guard(http_server, guard_config(address.host));
@@ -126,6 +129,12 @@ int run_serve(const std::vector<std::string>& argv) {
   server::install_store_routes(http_server, ctx, model_store);
   server::install_openai_routes(http_server, ctx);
   server::install_embed_routes(http_server, ctx);
+  server::install_metrics_route(http_server, ctx);
+  // httplib calls its logger once per answered request, refusals and 404s included (after
+  // a streamed body has been sent).
+  http_server.set_logger([&metrics](const httplib::Request& req, const httplib::Response& res) {
+    metrics.count_request(req.path, res.status);
+  });
   if (!http_server.bind_to_port(address.host, address.port)) {
     throw Error("cannot listen on " + address.host + ":" + std::to_string(address.port));
   }
@@ -138,7 +147,8 @@ int run_serve(const std::vector<std::string>& argv) {
             << std::endl;
   http_server.listen_after_bind();
   if (stopper.joinable()) {
-    pthread_kill(stopper.native_handle(), SIGTERM);  // wake it if we stopped for another reason
+    // Wakes its sigwait (SIGTERM is blocked here) when we stopped for another reason.
+    pthread_kill(stopper.native_handle(), SIGTERM);  // NOLINT(bugprone-bad-signal-to-kill-thread)
     stopper.join();
   }
   return 0;

@@ -81,7 +81,9 @@ bool ModelHost::submit(std::shared_ptr<CompletionJob> job) {
     --queued_;
     return false;
   }
-  worker_.submit([this, job] {
+  ++waiting_;
+  worker_.submit([this, job = std::move(job)] {
+    --waiting_;
     run(*job);
     refresh_status("ready");
   });
@@ -92,6 +94,7 @@ nlohmann::json ModelHost::status() const {
   std::lock_guard lock(status_mu_);
   auto s = status_;
   s["queued"] = queued_.load();
+  s["waiting"] = waiting_.load();
   return s;
 }
 

@@ -70,7 +70,8 @@ class ModelHost {
   std::optional<spec::DraftModel> draft_model_;  // ... drafting
   spec::DepthController controller_;             // its tables belong to the model and machine
   std::optional<std::filesystem::path> costs_file_;
-  std::atomic<int> queued_{0};
+  std::atomic<int> queued_{0};   // accepted and not finished
+  std::atomic<int> waiting_{0};  // accepted and not started: /status's "waiting"
   mutable std::mutex status_mu_;
   nlohmann::json status_;
   nlohmann::json chat_format_;  // chat::ChatFormat of the tokenizer, for /status

@@ -2,15 +2,18 @@
 
 #include "heron/http/http_error.h"
 #include "heron/server/capabilities.h"
+#include "heron/server/server_metrics.h"
 
 namespace heron::server {
 
 CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const Prompt& prompt,
-                               const api::GenerationParams& params, Clock::time_point started)
+                               const api::GenerationParams& params, Clock::time_point started,
+                               ServerMetrics* metrics)
     : lease_(std::move(lease)),
       model_(lease_->model()),
       load_seconds_(lease_->load_seconds()),
-      started_(started) {
+      started_(started),
+      metrics_(metrics) {
   require_completion(lease_->status(), model_.name);
   nlohmann::json body = {{"prompt", prompt.text},
                          {"add_special", prompt.add_special},
@@ -51,7 +54,20 @@ std::optional<nlohmann::json> CompletionCall::next(std::chrono::milliseconds tim
     }
     throw http::HttpError(500, e.is_string() ? e.get<std::string>() : e.dump());
   }
+  record(line->value);
   return std::move(line->value);
+}
+
+void CompletionCall::record(const nlohmann::json& line) {
+  if (!metrics_) return;
+  const bool done = line.value("done", false);
+  // The runner sends no empty pieces, so the first line is the first text (or the end).
+  if (!first_seen_) {
+    first_seen_ = true;
+    metrics_->first_token(model_.name,
+                          std::chrono::duration<double>(Clock::now() - started_).count());
+  }
+  if (done) metrics_->completed(model_.name, line);
 }
 
 Collected collect(CompletionCall& call, const http::ClientWatch& client) {

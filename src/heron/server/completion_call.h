@@ -24,10 +24,14 @@ struct Prompt {
   bool add_special;
 };
 
+class ServerMetrics;
+
 class CompletionCall {
  public:
+  // `metrics` (may be null) records the first text's time and the final line's counts.
   CompletionCall(std::unique_ptr<Lease> lease, const Prompt& prompt,
-                 const api::GenerationParams& params, Clock::time_point started);
+                 const api::GenerationParams& params, Clock::time_point started,
+                 ServerMetrics* metrics);
   // The next runner line (a piece, or the final line with "done"); nullopt after
   // `timeout`. Throws http::HttpError for an error line or a runner that went away.
   std::optional<nlohmann::json> next(std::chrono::milliseconds timeout);
@@ -38,11 +42,14 @@ class CompletionCall {
 
  private:
   [[noreturn]] void runner_lost(const std::string& why);
+  void record(const nlohmann::json& line);
 
   std::unique_ptr<Lease> lease_;  // declared first: outlives the stream
   ResolvedModel model_;
   double load_seconds_;
   Clock::time_point started_;
+  ServerMetrics* metrics_;
+  bool first_seen_ = false;
   std::unique_ptr<RunnerStream> stream_;
 };
 

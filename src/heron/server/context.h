@@ -6,10 +6,13 @@
 
 namespace heron::server {
 
+class ServerMetrics;
+
 struct ServerContext {
   RunnerPool& pool;
   const ModelResolver& resolver;
   KeepAlive default_keep_alive;
+  ServerMetrics* metrics = nullptr;  // null: nothing is recorded (tests of request parsing)
 };
 
 }  // namespace heron::server

@@ -132,7 +132,8 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
     add_think_keywords(body, input);
     text = {render_prompt(lease->status(), r.model, input, "prompt"), false};
   }
-  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+  respond(req, res,
+          std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0, ctx.metrics), r,
           Kind::Generate);
 }
 
@@ -145,7 +146,8 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   if (input.messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   Prompt text{render_prompt(lease->status(), r.model, input, "messages"), false};
-  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0), r,
+  respond(req, res,
+          std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0, ctx.metrics), r,
           Kind::Chat);
 }
 

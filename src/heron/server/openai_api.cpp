@@ -216,7 +216,8 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   Prompt prompt{render_prompt(lease->status(), r.model, input, "messages"), false};
-  respond(req, res, std::make_shared<CompletionCall>(std::move(lease), prompt, r.params, t0), r,
+  respond(req, res,
+          std::make_shared<CompletionCall>(std::move(lease), prompt, r.params, t0, ctx.metrics), r,
           true);
 }
 
@@ -231,7 +232,7 @@ void completions(const httplib::Request& req, httplib::Response& res, ServerCont
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   respond(req, res,
           std::make_shared<CompletionCall>(std::move(lease), Prompt{prompts->front(), true},
-                                           r.params, t0),
+                                           r.params, t0, ctx.metrics),
           r, false);
 }
 

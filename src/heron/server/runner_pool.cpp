@@ -19,6 +19,32 @@ nlohmann::json fetch_status(RunnerProcess& p) {
   return nlohmann::json::parse(res->body);
 }
 
+// Each runner's /status as it is now (it never waits for the model); null for a runner
+// that just stopped.
+std::vector<nlohmann::json> fresh_statuses(
+    const std::vector<std::shared_ptr<RunnerProcess>>& processes) {
+  std::vector<nlohmann::json> out(processes.size());
+  for (size_t i = 0; i < processes.size(); ++i) {
+    try {
+      out[i] = fetch_status(*processes[i]);
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+// Counts a request as waiting while it is inside acquire.
+class WaitingCount {
+ public:
+  explicit WaitingCount(std::atomic<int>& n) : n_(n) { ++n_; }
+  ~WaitingCount() { --n_; }
+  WaitingCount(const WaitingCount&) = delete;
+  WaitingCount& operator=(const WaitingCount&) = delete;
+
+ private:
+  std::atomic<int>& n_;
+};
+
 bool expired(const RunnerSlot& s, Clock::time_point now) {
   return s.active == 0 && !s.keep_alive.forever && now >= s.last_used + s.keep_alive.duration;
 }
@@ -52,6 +78,7 @@ RunnerPool::~RunnerPool() {
 }
 
 std::unique_ptr<Lease> RunnerPool::acquire(const ResolvedModel& model, KeepAlive keep_alive) {
+  const WaitingCount waiting(waiting_);
   const std::string key = model.path.string();
   std::shared_ptr<RunnerSlot> slot;
   {
@@ -171,15 +198,30 @@ nlohmann::json RunnerPool::ps() {
     std::lock_guard lock(mu_);
     list_locked(models, processes);
   }
-  // Each runner's prefix cache as it is now (its /status never waits for the model).
-  for (size_t i = 0; i < processes.size(); ++i) {
-    try {
-      models[i]["prefix_cache"] = fetch_status(*processes[i]).value("cache", nlohmann::json());
-    } catch (const std::exception&) {
-      // A runner that just stopped has no cache to show.
-    }
+  const auto statuses = fresh_statuses(processes);
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (!statuses[i].is_object()) continue;
+    models[i]["prefix_cache"] = statuses[i].value("cache", nlohmann::json());
+    // Of the active requests, those the runner has accepted and not started.
+    models[i]["requests"]["waiting"] = statuses[i].value("waiting", 0);
   }
   return {{"models", models}};
+}
+
+std::vector<RunnerPool::Loaded> RunnerPool::loaded() {
+  std::vector<Loaded> out;
+  std::vector<std::shared_ptr<RunnerProcess>> processes;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [path, s] : slots_) {
+      if (!s->process || !s->status) continue;
+      out.push_back({s->model.name, s->bytes, nullptr});
+      processes.push_back(s->process);
+    }
+  }
+  auto statuses = fresh_statuses(processes);
+  for (size_t i = 0; i < out.size(); ++i) out[i].status = std::move(statuses[i]);
+  return out;
 }
 
 void RunnerPool::list_locked(nlohmann::json& models,
@@ -195,6 +237,9 @@ void RunnerPool::list_locked(nlohmann::json& models,
         {"size", status.value("memory", nlohmann::json::object()).value("active", uint64_t{0})},
         {"size_vram", 0},
         {"context_length", status.value("context_length", 0)},
+        // heron's addition: requests holding the model now (running, queued in its runner,
+        // or waiting for it to load).
+        {"requests", {{"active", s->active}}},
         {"details",
          {{"format", path.ends_with(".gguf") ? "gguf" : "safetensors"},
           {"family", status.value("architecture", "")}}}};

@@ -4,6 +4,7 @@
 // uses it. At most `max_loaded` runners and `max_memory` bytes of models: a model that
 // does not fit first unloads the least recently used idle runners, then waits for busy
 // ones to finish. A runner that died is replaced on the next acquire.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -76,6 +77,16 @@ class RunnerPool {
   void unload(const ResolvedModel& model);
   // /api/ps: the loaded models.
   nlohmann::json ps();
+  // The loaded models with what the pool counts for each and their runners' /status now
+  // (null when a runner does not answer), for /metrics.
+  struct Loaded {
+    std::string name;
+    uint64_t bytes;
+    nlohmann::json status;
+  };
+  std::vector<Loaded> loaded();
+  // Requests inside acquire: waiting for room, for their runner to start, or starting it.
+  int waiting() const { return waiting_.load(); }
 
  private:
   friend class Lease;
@@ -94,6 +105,7 @@ class RunnerPool {
   std::condition_variable cv_;
   bool stopping_ = false;
   std::map<std::string, std::shared_ptr<RunnerSlot>> slots_;  // by model path
+  std::atomic<int> waiting_{0};
   std::thread reaper_;
 };
 
