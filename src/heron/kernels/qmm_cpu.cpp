@@ -1,25 +1,22 @@
 #include "heron/kernels/qmm_cpu.h"
 
-#include <atomic>
-
+#include "heron/kernels/isa_choice.h"
 #include "heron/kernels/qmm_kernels.h"
 
 namespace heron::kernels {
 
 namespace {
 
-std::atomic<Isa> forced{Isa::Auto};
+IsaChoice choice;
 
 }  // namespace
 
 void set_qmm_isa(Isa isa) {
-  forced.store(isa);
+  choice.force(isa);
 }
 
 Isa qmm_isa() {
-  const Isa f = forced.load();
-  if (f != Isa::Auto) return f == Isa::Avx2 && !avx2_supported() ? Isa::Scalar : f;
-  return avx2_supported() ? Isa::Avx2 : Isa::Scalar;
+  return choice.current();
 }
 
 void permute_x_nibble_order(const float* x, float* xp, int64_t count) {

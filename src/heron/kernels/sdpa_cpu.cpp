@@ -1,12 +1,11 @@
 #include "heron/kernels/sdpa_cpu.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "heron/kernels/qmm_kernels.h"  // avx2_supported
+#include "heron/kernels/isa_choice.h"
 #include "heron/kernels/sdpa_kernels.h"
 #include "heron/kernels/thread_pool.h"
 
@@ -14,7 +13,7 @@ namespace heron::kernels {
 
 namespace {
 
-std::atomic<Isa> forced{Isa::Auto};
+IsaChoice choice;
 
 // Query rows (positions x the heads of one kv group) per task: every key and
 // value block is loaded once per task, so more rows mean less memory traffic.
@@ -81,13 +80,11 @@ float* out_row(const SdpaArgs& a, const Plan& p, const Tile& t, int r) {
 }  // namespace
 
 void set_sdpa_isa(Isa isa) {
-  forced.store(isa);
+  choice.force(isa);
 }
 
 Isa sdpa_isa() {
-  const Isa f = forced.load();
-  if (f != Isa::Auto) return f == Isa::Avx2 && !avx2_supported() ? Isa::Scalar : f;
-  return avx2_supported() ? Isa::Avx2 : Isa::Scalar;
+  return choice.current();
 }
 
 void sdpa_cpu(const SdpaArgs& a) {

@@ -5,20 +5,13 @@
 #include <mlx/ops.h>
 
 #include "heron/kernels/attention.h"
+#include "heron/kernels/gelu.h"
 
 namespace heron::model {
 
 namespace mx = mlx::core;
 
 namespace {
-
-// The exact GELU BERT uses: 0.5 x (1 + erf(x / sqrt 2)).
-mx::array gelu_erf(const mx::array& x) {
-  const auto half = mx::array(0.5f, x.dtype());
-  const auto inv_sqrt2 = mx::array(static_cast<float>(M_SQRT1_2), x.dtype());
-  return mx::multiply(mx::multiply(half, x),
-                      mx::add(mx::array(1.0f, x.dtype()), mx::erf(mx::multiply(x, inv_sqrt2))));
-}
 
 // [B, L, heads * d] -> [B, heads, L, d]
 mx::array split_heads(const mx::array& x, int heads) {
@@ -52,7 +45,7 @@ mx::array EncoderBlock::operator()(const mx::array& x, const mx::array& lengths)
       lengths);
   attended = mx::reshape(mx::transpose(attended, {0, 2, 1, 3}), {B, L, hidden});
   const auto h = attention_norm_(mx::add(attention_out_(attended), x));
-  return output_norm_(mx::add(output_(gelu_erf(intermediate_(h))), h));
+  return output_norm_(mx::add(output_(kernels::gelu_erf(intermediate_(h))), h));
 }
 
 }  // namespace heron::model
