@@ -4,7 +4,8 @@ embeddings of the same 200 texts (tests/fixtures/embeddings, recorded by
 tools/make_embedding_reference.py), and every pooling mode sentence-transformers has."""
 import base64
 import json
-import shutil
+import os
+import subprocess
 
 import httpx
 import numpy as np
@@ -12,7 +13,7 @@ import ollama
 import openai
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, start_serve
 
 REF = FIXTURES / "embeddings"
 TEXTS = json.loads((REF / "sentences.json").read_text())
@@ -153,3 +154,25 @@ def test_pooling_modes_match_sentence_transformers(ollama_client, minilm_model, 
     assert cosines(got, expected).min() >= MIN_COSINE
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), np.linalg.norm(expected, axis=1),
                                rtol=1e-4)
+
+
+def test_create_stores_an_embedding_model(heron_bin, minilm_model, tmp_path):
+    """`heron create` imports the directory with its pooling; the stored model embeds
+    the same vectors, and show (API and CLI) says it embeds."""
+    with start_serve(heron_bin, tmp_path) as s:
+        client = ollama.Client(host=s.url, timeout=300)
+        assert list(client.create(model="minilm", from_=str(minilm_model), stream=True))[-1].status \
+            == "success"
+        assert client.show("minilm").capabilities == ["embedding"]
+        assert client.show("default").capabilities == ["completion"]
+        got = np.array(client.embed(model="minilm", input=TEXTS[:20]).embeddings)
+        assert cosines(got, EXPECTED[:20]).min() >= MIN_COSINE
+        with pytest.raises(ollama.ResponseError, match="embedding model: --quantize") as e:
+            client.create(model="minilm-int8", from_=str(minilm_model), quantize="int8")
+        assert e.value.status_code == 400
+        env = dict(os.environ, HERON_HOST=s.url.removeprefix("http://"))
+        shown = subprocess.run([str(heron_bin), "show", "minilm"], env=env, capture_output=True,
+                               text=True, timeout=60)
+        assert shown.returncode == 0, shown.stderr
+        assert "Capabilities\n    embedding" in shown.stdout
+        assert "embedding length    384" in shown.stdout

@@ -581,22 +581,21 @@ def test_other_quantizers_are_refused(create, tmp_path):
     assert r.returncode == 1 and "quantized with gptq, which heron cannot read" in r.stderr
 
 
-@pytest.mark.parametrize("modelfile", ["FROM {bert}\n", "FROM {tiny}\nDRAFT {bert}\n"])
+@pytest.mark.parametrize("modelfile", ["FROM {t5}\n", "FROM {tiny}\nDRAFT {t5}\n"])
 def test_architectures_heron_cannot_run_are_refused_before_any_write(create, store, tmp_path,
                                                                       modelfile):
-    # all-MiniLM-L6-v2's config.json shape: a BERT encoder.
-    src = tmp_path / "bert"
+    # A T5 encoder-decoder's config.json shape.
+    src = tmp_path / "t5"
     src.mkdir()
     for f in (MODELS / "tiny-llama").iterdir():
         if f.name != "config.json":
             (src / f.name).symlink_to(f)
     (src / "config.json").write_text(json.dumps({
-        "architectures": ["BertModel"], "model_type": "bert", "hidden_size": 64,
-        "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 128,
-        "vocab_size": 512, "max_position_embeddings": 256}))
-    r = create("b", modelfile.format(bert=src, tiny=MODELS / "tiny-llama"))
+        "architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 64,
+        "num_layers": 2, "num_heads": 2, "d_ff": 128, "vocab_size": 512}))
+    r = create("b", modelfile.format(t5=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
-    assert f"{src}: unsupported architecture 'bert' (supported: gemma3, gemma3_text, llama, mistral, qwen3)" in r.stderr
+    assert f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, llama, mistral, qwen3)" in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "heron/core/error.h"
-#include "heron/io/weights.h"
 #include "heron/model/arch/encoders.h"
+#include "heron/model/loader.h"
 
 namespace heron::model {
 
@@ -31,45 +31,53 @@ json read_config(const fs::path& path) {
   return json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
-int max_tokens(const fs::path& dir, const EncoderConfig& config) {
+int max_tokens(const store::ModelFiles& files, const EncoderConfig& config) {
   const int trained = config.max_position_embeddings;
-  const json st = read_config(dir / "sentence_bert_config.json");
+  const auto* path = files.find("sentence_bert_config.json");
+  if (!path) return trained;
+  const json st = read_config(*path);
   if (!st.is_object() || !st.contains("max_seq_length")) return trained;
   const auto& v = st["max_seq_length"];
   if (!v.is_number_integer() || v.get<int64_t>() < 2) {
-    throw Error((dir / "sentence_bert_config.json").string() +
-                ": 'max_seq_length' must be an integer of at least 2");
+    throw Error(path->string() + ": 'max_seq_length' must be an integer of at least 2");
   }
   return static_cast<int>(std::min<int64_t>(v.get<int64_t>(), trained));
 }
 
 }  // namespace
 
-bool is_encoder_model(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return false;
-  const json config = read_config(path / "config.json");
-  return config.is_object() && config.contains("model_type") && config["model_type"].is_string() &&
-         builders().contains(config["model_type"].get<std::string>());
+bool is_encoder_architecture(const std::string& architecture) {
+  return builders().contains(architecture);
 }
 
-LoadedEncoder load_encoder(const fs::path& dir) {
-  const fs::path config_path = dir / "config.json";
-  const json config_json = read_config(config_path);
-  if (config_json.is_null()) throw Error(config_path.string() + ": missing or not valid JSON");
-  const auto config = encoder_config_from_hf(config_json, config_path.string());
+bool is_encoder_model(const fs::path& path) {
+  const auto files = files_at(path);
+  const auto* config_path = files ? files->find("config.json") : nullptr;
+  if (!config_path) return false;
+  const json config = read_config(*config_path);
+  return config.is_object() && config.contains("model_type") && config["model_type"].is_string() &&
+         is_encoder_architecture(config["model_type"].get<std::string>());
+}
+
+LoadedEncoder load_encoder(const fs::path& path) {
+  const auto files = files_at(path);
+  const auto* config_path = files ? files->find("config.json") : nullptr;
+  if (!config_path) throw Error(path.string() + ": no config.json");
+  const json config_json = read_config(*config_path);
+  if (config_json.is_null()) throw Error(config_path->string() + ": missing or not valid JSON");
+  const auto config = encoder_config_from_hf(config_json, config_path->string());
   const auto builder = builders().find(config.architecture);
   if (builder == builders().end()) {
-    throw Error(config_path.string() + ": '" + config.architecture + "' is not an encoder");
+    throw Error(config_path->string() + ": '" + config.architecture + "' is not an encoder");
   }
-  Weights weights(io::load_safetensors_dir(dir), dir.string(), 32, mlx::core::float32);
+  Weights weights(load_safetensors(*files), files->source, 32, mlx::core::float32);
   LoadedEncoder loaded;
-  loaded.source = dir.string();
+  loaded.source = files->source;
   loaded.encoder = builder->second(config, weights);
-  if (!fs::exists(dir / "tokenizer.json")) throw Error(dir.string() + ": no tokenizer.json");
-  loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(dir);
-  loaded.pooling = read_pooling(dir);
-  loaded.max_tokens = max_tokens(dir, config);
+  loaded.tokenizer = load_tokenizer(*files);
+  if (!loaded.tokenizer) throw Error(files->source + ": no tokenizer.json");
+  loaded.pooling = read_pooling(*files);
+  loaded.max_tokens = max_tokens(*files, config);
   return loaded;
 }
 

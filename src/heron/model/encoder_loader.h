@@ -1,7 +1,7 @@
 #pragma once
-// Opens a text encoder (an embedding model): a Hugging Face safetensors directory whose
-// config.json names an encoder architecture, with its tokenizer and, from the
-// sentence-transformers files beside it, its pooling and longest input.
+// Opens a text encoder (an embedding model): a Hugging Face safetensors directory or a
+// store model whose config.json names an encoder architecture, with its tokenizer and,
+// from the sentence-transformers files beside it, its pooling and longest input.
 #include <filesystem>
 #include <memory>
 
@@ -21,8 +21,10 @@ struct LoadedEncoder {
   int max_tokens = 0;
 };
 
-// True when `path` is a directory whose config.json has an encoder's model_type.
+// Whether heron builds `architecture` (a config.json model_type) as an encoder.
+bool is_encoder_architecture(const std::string& architecture);
+// True when `path` is a directory or store manifest whose config.json names an encoder.
 bool is_encoder_model(const std::filesystem::path& path);
-LoadedEncoder load_encoder(const std::filesystem::path& dir);
+LoadedEncoder load_encoder(const std::filesystem::path& path);
 
 }  // namespace heron::model

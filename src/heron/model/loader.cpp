@@ -52,21 +52,6 @@ LoadedModel finish(LoadedModel loaded, const LoadOptions& options) {
   return loaded;
 }
 
-io::WeightMap load_safetensors(const store::ModelFiles& files) {
-  if (files.dir) return io::load_safetensors_dir(*files.dir);
-  const auto* file = files.find("model.safetensors");
-  if (!file) throw Error(files.source + ": no model.safetensors");
-  auto all = io::load_safetensors_file(*file);
-  if (files.tensor_prefix.empty()) return all;
-  io::WeightMap mine;
-  for (auto& [name, array] : all) {
-    if (name.rfind(files.tensor_prefix, 0) == 0) {
-      mine.insert_or_assign(name.substr(files.tensor_prefix.size()), array);
-    }
-  }
-  return mine;
-}
-
 LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) {
   const auto* config_path = files.find("config.json");
   if (!config_path) throw Error(files.source + ": no config.json");
@@ -78,15 +63,7 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
                   options.dtype.value_or(default_dtype(config_json)));
   weights.set_quant_schemes(config.quant_mode, config.quant_layers);
   LoadedModel loaded{files.source, build_model(config, weights), nullptr};
-  if (!options.load_tokenizer) return loaded;
-  if (files.dir) {
-    if (files.find("tokenizer.json"))
-      loaded.tokenizer = tokenizer::Tokenizer::from_hf_dir(*files.dir);
-  } else if (const auto* tj = files.find("tokenizer.json")) {
-    std::optional<fs::path> tc;
-    if (const auto* f = files.find("tokenizer_config.json")) tc = *f;
-    loaded.tokenizer = tokenizer::Tokenizer::from_json_files(*tj, tc);
-  }
+  if (options.load_tokenizer) loaded.tokenizer = load_tokenizer(files);
   return loaded;
 }
 
@@ -169,6 +146,40 @@ std::string hf_name_from_gguf(const std::string& name, const std::string& archit
   if (base == "output_norm") return "model.norm" + rest;
   if (base == "output") return "lm_head" + rest;
   return name;
+}
+
+io::WeightMap load_safetensors(const store::ModelFiles& files) {
+  if (files.dir) return io::load_safetensors_dir(*files.dir);
+  const auto* file = files.find("model.safetensors");
+  if (!file) throw Error(files.source + ": no model.safetensors");
+  auto all = io::load_safetensors_file(*file);
+  if (files.tensor_prefix.empty()) return all;
+  io::WeightMap mine;
+  for (auto& [name, array] : all) {
+    if (name.rfind(files.tensor_prefix, 0) == 0) {
+      mine.insert_or_assign(name.substr(files.tensor_prefix.size()), array);
+    }
+  }
+  return mine;
+}
+
+std::unique_ptr<tokenizer::Tokenizer> load_tokenizer(const store::ModelFiles& files) {
+  if (files.dir) {
+    if (!files.find("tokenizer.json")) return nullptr;
+    return tokenizer::Tokenizer::from_hf_dir(*files.dir);
+  }
+  const auto* tj = files.find("tokenizer.json");
+  if (!tj) return nullptr;
+  std::optional<fs::path> tc;
+  if (const auto* f = files.find("tokenizer_config.json")) tc = *f;
+  return tokenizer::Tokenizer::from_json_files(*tj, tc);
+}
+
+std::optional<store::ModelFiles> files_at(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return store::files_of_dir(path);
+  if (store::is_manifest_path(path)) return store::files_of_manifest_path(path);
+  return std::nullopt;
 }
 
 LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options) {

@@ -9,6 +9,7 @@
 
 #include <mlx/dtype.h>
 
+#include "heron/io/weights.h"
 #include "heron/model/model.h"
 #include "heron/store/model_files.h"
 #include "heron/tokenizer/tokenizer.h"
@@ -38,6 +39,13 @@ struct LoadedModel {
 LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& options = {});
 // The same from a model's files, wherever they live.
 LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options = {});
+
+// A model's safetensors weights (Hugging Face names) and its tokenizer (null when it has
+// none), wherever its files live; for loaders of other kinds of models (encoders).
+io::WeightMap load_safetensors(const store::ModelFiles& files);
+std::unique_ptr<tokenizer::Tokenizer> load_tokenizer(const store::ModelFiles& files);
+// The files of the model at `path` when it is a directory or a store manifest.
+std::optional<store::ModelFiles> files_at(const std::filesystem::path& path);
 
 // GGUF tensor name -> Hugging Face name ("blk.3.attn_q.weight" ->
 // "model.layers.3.self_attn.q_proj.weight") in a model of that GGUF architecture;

@@ -11,8 +11,8 @@
 namespace heron::model {
 
 struct Output {
-  mlx::core::array logits;                   // [B, L or 1, vocab]
-  std::optional<mlx::core::array> hiddens;   // final hidden states, when asked for
+  mlx::core::array logits;                  // [B, L or 1, vocab]
+  std::optional<mlx::core::array> hiddens;  // final hidden states, when asked for
 };
 
 class Model {

@@ -41,32 +41,44 @@ Pooling::Mode mode_of(const json& config, const fs::path& path) {
               "mean_sqrt_len, lasttoken)");
 }
 
-}  // namespace
-
-Pooling read_pooling(const fs::path& dir) {
-  const fs::path modules_path = dir / "modules.json";
-  if (!fs::exists(modules_path)) return {Pooling::Mode::Mean, true};
+// modules.json's Pooling module entry (null when there is none) and whether a Normalize
+// module follows.
+std::pair<json, bool> pooling_module(const fs::path& modules_path) {
   const json modules = read_json(modules_path);
   if (!modules.is_array()) throw Error(modules_path.string() + ": expected a JSON array");
-  Pooling p;
-  bool pooled = false;
+  json pooling = nullptr;
+  bool normalize = false;
   for (const auto& m : modules) {
     const std::string type = m.is_object() ? m.value("type", "") : "";
-    if (type.ends_with(".Pooling")) {
-      const std::string sub = m.value("path", "");
-      if (sub.find("..") != std::string::npos || fs::path(sub).is_absolute()) {
-        throw Error(modules_path.string() + ": the pooling module's path must stay inside " +
-                    dir.string());
-      }
-      const fs::path config = dir / sub / "config.json";
-      p.mode = mode_of(read_json(config), config);
-      pooled = true;
-    } else if (type.ends_with(".Normalize")) {
-      p.normalize = true;
-    }
+    if (type.ends_with(".Pooling")) pooling = m;
+    if (type.ends_with(".Normalize")) normalize = true;
   }
-  if (!pooled) throw Error(modules_path.string() + ": no Pooling module");
-  return p;
+  if (pooling.is_null()) throw Error(modules_path.string() + ": no Pooling module");
+  return {pooling, normalize};
+}
+
+}  // namespace
+
+std::optional<fs::path> pooling_config_path(const store::ModelFiles& files) {
+  const auto* modules_path = files.find("modules.json");
+  if (!modules_path) return std::nullopt;
+  if (!files.dir) {
+    const auto* stored = files.find("pooling_config.json");
+    if (!stored) throw Error(files.source + ": no pooling_config.json");
+    return *stored;
+  }
+  const std::string sub = pooling_module(*modules_path).first.value("path", "");
+  if (sub.find("..") != std::string::npos || fs::path(sub).is_absolute()) {
+    throw Error(modules_path->string() + ": the pooling module's path must stay inside " +
+                files.source);
+  }
+  return *files.dir / sub / "config.json";
+}
+
+Pooling read_pooling(const store::ModelFiles& files) {
+  const auto config = pooling_config_path(files);
+  if (!config) return {Pooling::Mode::Mean, true};
+  return {mode_of(read_json(*config), *config), pooling_module(*files.find("modules.json")).second};
 }
 
 mx::array Pooling::operator()(const mx::array& hidden, const mx::array& lengths) const {

@@ -12,8 +12,7 @@ namespace heron::model {
 class Weights {
  public:
   Weights(io::WeightMap map, std::string source, int group_size, mlx::core::Dtype dtype)
-      : map_(std::move(map)), source_(std::move(source)), group_size_(group_size),
-        dtype_(dtype) {}
+      : map_(std::move(map)), source_(std::move(source)), group_size_(group_size), dtype_(dtype) {}
 
   mlx::core::array take(const std::string& name);
   std::optional<mlx::core::array> take_optional(const std::string& name);

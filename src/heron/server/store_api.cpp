@@ -10,6 +10,7 @@
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
+#include "heron/model/encoder_loader.h"
 #include "heron/server/time_format.h"
 #include "heron/store/create.h"
 #include "heron/store/model_template.h"
@@ -256,6 +257,11 @@ std::string parameters_text(const json& params) {
   return out;
 }
 
+// Ollama's capabilities: what an embedding model does, or generation.
+json capabilities_of(const ResolvedModel& r) {
+  return model::is_encoder_model(r.path) ? json{"embedding"} : json{"completion"};
+}
+
 void show(const httplib::Request& req, httplib::Response& res, ServerContext& ctx,
           const store::Store& st) {
   auto body = http::parse_body(req.body);
@@ -269,7 +275,7 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
                           {"template", store::own_chat_template(store::files_of_path(r.path))},
                           {"details", entry["details"]},
                           {"model_info", json::object()},
-                          {"capabilities", {"completion"}},
+                          {"capabilities", capabilities_of(r)},
                           {"modified_at", entry["modified_at"]}});
     return;
   }
@@ -291,7 +297,7 @@ void show(const httplib::Request& req, httplib::Response& res, ServerContext& ct
       {"license", license},
       {"details", s->settings.value("details", json::object())},
       {"model_info", s->settings.value("model_info", json::object())},
-      {"capabilities", {"completion"}},
+      {"capabilities", capabilities_of(r)},
       {"modified_at", s->modified_at}};
   if (s->settings.contains("draft")) out["draft"] = s->settings["draft"];
   json messages = json::array();

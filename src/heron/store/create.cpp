@@ -10,6 +10,7 @@
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
+#include "heron/model/encoder_loader.h"
 #include "heron/model/loader.h"
 #include "heron/model/registry.h"
 #include "heron/store/model_files.h"
@@ -25,8 +26,11 @@ using nlohmann::json;
 namespace {
 
 // Files of a Hugging Face model copied byte for byte (weights are written separately).
+// sentence-transformers' modules.json and sentence_bert_config.json configure an embedding
+// model; its pooling module's config.json is stored as pooling_config.json.
 const std::vector<std::string> kCopiedFiles = {"generation_config.json", "tokenizer.json",
-                                               "special_tokens_map.json"};
+                                               "special_tokens_map.json", "modules.json",
+                                               "sentence_bert_config.json"};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -351,6 +355,9 @@ class Creator {
     for (const auto& name : kCopiedFiles) {
       if (const auto* p = files.find(name)) layers.push_back(copy_file(*p, name));
     }
+    if (const auto pooling = model::pooling_config_path(files)) {
+      layers.push_back(copy_file(*pooling, "pooling_config.json"));
+    }
     // One tokenizer_config.json carrying the chat template, even when the source keeps
     // it in chat_template.jinja.
     if (const auto* p = files.find("tokenizer_config.json")) {
@@ -481,8 +488,14 @@ void create_locked(const Store& store, const CreateRequest& req, const ProgressF
   const Source from = resolve_source(mf.from, req.base_dir, store, "FROM");
   std::optional<Source> draft;
   if (mf.draft) draft = resolve_source(*mf.draft, req.base_dir, store, "DRAFT");
-  // Nothing is written for a model heron could not run.
-  model::require_known_architecture(architecture_of(from), "FROM " + from.text);
+  // Nothing is written for a model heron could not run. Embedding models are stored as
+  // they come.
+  if (model::is_encoder_architecture(architecture_of(from))) {
+    if (q) throw Error("FROM " + from.text + " is an embedding model: --quantize is not supported");
+    if (draft) throw Error("FROM " + from.text + " is an embedding model: it takes no DRAFT");
+  } else {
+    model::require_known_architecture(architecture_of(from), "FROM " + from.text);
+  }
   if (draft) model::require_known_architecture(architecture_of(*draft), "DRAFT " + draft->text);
 
   Manifest manifest;
