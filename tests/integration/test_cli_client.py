@@ -96,14 +96,17 @@ def test_run_verbose_prints_ollama_style_timings(cli):
     assert int(m.group(1)) == 5
     for label in ("total duration:", "load duration:", "prompt eval count:", "prompt eval rate:"):
         assert label in r.stderr
-    # An answer that repeats the prompt is speculated (prompt lookup): --verbose says how.
+    # An answer that repeats the prompt may be speculated (prompt lookup; the depth
+    # controller, which measures this machine's costs as it goes, decides): --verbose then
+    # says how (the line itself: CliFormat.TimingStatsSaySpeculationRounds).
     echo = ("Repeat this list exactly: apple, banana, cherry, date, elderberry, fig, grape, "
             "apple, banana, cherry, date, elderberry, fig, grape.")
     r = cli("run", "default", echo, "--verbose", "--options",
             '{"temperature": 0, "num_predict": 64}')
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^speculation:\s+\d+ rounds, mean depth \d+\.\d\d, mean accepted "
-                     r"\d+\.\d\d$", r.stderr, re.M), r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("speculation:")]
+    assert all(re.fullmatch(r"speculation:\s+\d+ rounds, mean depth \d+\.\d\d, mean accepted "
+                            r"\d+\.\d\d", line) for line in lines), r.stderr
 
 
 # --- list, ps, show, stop ---------------------------------------------------------------

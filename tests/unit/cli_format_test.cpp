@@ -2,7 +2,10 @@
 // (format/bytes_test.go, format/time_test.go) and Go's time.Duration tests.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "heron/cli/human_format.h"
+#include "heron/cli/timing_stats.h"
 
 using namespace heron::cli;
 using std::chrono::hours;
@@ -84,4 +87,26 @@ TEST(CliFormat, Rfc3339) {
                           "2024-05-06T07:08:09+0200", "yesterday"}) {
     EXPECT_FALSE(parse_rfc3339(bad)) << bad;
   }
+}
+
+// ollama run --verbose's lines, and heron's speculation line when rounds ran (none without).
+TEST(CliFormat, TimingStatsSaySpeculationRounds) {
+  nlohmann::json final_line = {
+      {"total_duration", 2500000000},
+      {"prompt_eval_count", 10},
+      {"prompt_eval_duration", 500000000},
+      {"eval_count", 64},
+      {"eval_duration", 2000000000},
+      {"speculation", {{"rounds", 20}, {"drafted", 70}, {"accepted", 45}}}};
+  std::ostringstream with;
+  print_timing_stats(with, final_line);
+  EXPECT_NE(with.str().find("eval rate:            32.00 tokens/s\n"), std::string::npos);
+  EXPECT_NE(
+      with.str().find("speculation:          20 rounds, mean depth 3.50, mean accepted 2.25\n"),
+      std::string::npos)
+      << with.str();
+  final_line["speculation"]["rounds"] = 0;
+  std::ostringstream without;
+  print_timing_stats(without, final_line);
+  EXPECT_EQ(without.str().find("speculation:"), std::string::npos);
 }
