@@ -1,0 +1,28 @@
+#pragma once
+// Which output syntax a model writes, read from the chat template it was prompted with
+// (never from the model's name: a fine-tune or a Modelfile TEMPLATE keeps or changes the
+// syntax with the template). The template shows the exact markers its model was trained on.
+#include <string_view>
+
+#include "heron/chat_output/call_syntax.h"
+
+namespace heron::chat_output {
+
+enum class ToolSyntax { None, Hermes, Llama3, Mistral };
+
+struct OutputFormat {
+  ToolSyntax tools = ToolSyntax::None;
+  bool thinks = false;              // reasons inside <think>...</think>
+  bool starts_in_thinking = false;  // the prompt itself opened <think>
+};
+
+// Tool syntax, in priority order: <tool_call> (Hermes/Qwen; not GLM's <arg_key> or
+// Qwen3-Coder's <function=> forms, which it cannot read), Llama 3's
+// {"name", "parameters"}, Mistral's [TOOL_CALLS]. Thinking: the template mentions
+// <think>; `prompt` (the rendered one) ending in <think> means the answer begins inside it.
+OutputFormat detect_output_format(std::string_view template_source, std::string_view prompt);
+
+// The syntax's markers and parser; ToolSyntax::None has no markers.
+CallSyntax call_syntax(ToolSyntax tools);
+
+}  // namespace heron::chat_output

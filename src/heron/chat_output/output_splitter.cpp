@@ -1,0 +1,234 @@
+#include "heron/chat_output/output_splitter.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace heron::chat_output {
+
+namespace {
+
+constexpr std::string_view kThinkOpen = "<think>";
+constexpr std::string_view kThinkClose = "</think>";
+constexpr std::string_view kSpace = " \t\r\n";
+
+bool all_space(std::string_view s) {
+  return s.find_first_not_of(kSpace) == std::string_view::npos;
+}
+
+std::string_view trim_end(std::string_view s) {
+  const size_t end = s.find_last_not_of(kSpace);
+  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 1);
+}
+
+// The longest end of `text` that `marker` starts with (short of the whole marker).
+size_t partial_marker(std::string_view text, std::string_view marker) {
+  for (size_t n = std::min(text.size(), marker.size() - 1); n > 0; --n) {
+    if (text.substr(text.size() - n) == marker.substr(0, n)) return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+OutputSplitter::OutputSplitter(const OutputFormat& format, ToolNames tools)
+    : tools_(std::move(tools)),
+      state_(!format.thinks              ? State::Content
+             : format.starts_in_thinking ? State::Thinking
+                                         : State::Start),
+      skip_space_(state_ == State::Thinking) {
+  if (!tools_.empty()) syntax_ = call_syntax(format.tools);
+}
+
+std::vector<OutputEvent> OutputSplitter::feed(std::string_view text) {
+  buf_ += text;
+  run(false);
+  return std::exchange(out_, {});
+}
+
+std::vector<OutputEvent> OutputSplitter::finish() {
+  run(true);
+  return std::exchange(out_, {});
+}
+
+void OutputSplitter::run(bool final) {
+  for (;;) {
+    bool changed = false;
+    switch (state_) {
+      case State::Start:
+        changed = start(final);
+        break;
+      case State::Thinking:
+        changed = thinking(final);
+        break;
+      case State::Content:
+        changed = content(final);
+        break;
+      case State::Call:
+        changed = call(final);
+        break;
+    }
+    if (!changed) return;
+  }
+}
+
+void OutputSplitter::emit(OutputEvent::Kind kind, std::string_view text) {
+  if (text.empty()) return;
+  if (!out_.empty() && out_.back().kind == kind) {
+    out_.back().text += text;
+  } else {
+    out_.push_back({kind, std::string(text), {}});
+  }
+}
+
+void OutputSplitter::emit_content(std::string_view text) {
+  if (!all_space(text)) content_started_ = true;
+  emit(OutputEvent::Kind::Content, text);
+}
+
+bool OutputSplitter::drop_leading_space() {
+  if (!skip_space_) return true;
+  const size_t first = buf_.find_first_not_of(kSpace);
+  buf_.erase(0, first == std::string::npos ? buf_.size() : first);
+  if (buf_.empty()) return false;
+  skip_space_ = false;
+  return true;
+}
+
+// Before anything: does the answer open with <think>?
+bool OutputSplitter::start(bool final) {
+  const size_t first = buf_.find_first_not_of(kSpace);
+  const std::string_view rest =
+      first == std::string::npos ? std::string_view() : std::string_view(buf_).substr(first);
+  if (rest.starts_with(kThinkOpen)) {
+    buf_.erase(0, first + kThinkOpen.size());
+    state_ = State::Thinking;
+    skip_space_ = true;
+    return true;
+  }
+  if (!final && kThinkOpen.starts_with(rest)) return false;  // "", "<", "<th", ...
+  state_ = State::Content;
+  return true;
+}
+
+bool OutputSplitter::thinking(bool final) {
+  if (!drop_leading_space()) return false;
+  const size_t close = buf_.find(kThinkClose);
+  if (close != std::string::npos) {
+    emit(OutputEvent::Kind::Thinking, trim_end(std::string_view(buf_).substr(0, close)));
+    buf_.erase(0, close + kThinkClose.size());
+    state_ = State::Content;
+    skip_space_ = true;  // the blank line templates put after </think>
+    return true;
+  }
+  if (final) {
+    emit(OutputEvent::Kind::Thinking, trim_end(buf_));
+    buf_.clear();
+    return false;
+  }
+  // Hold a possible "</think>" start and the whitespace before it (dropped if it closes).
+  size_t keep = buf_.size() - partial_marker(buf_, kThinkClose);
+  while (keep > 0 && kSpace.find(buf_[keep - 1]) != std::string_view::npos) --keep;
+  emit(OutputEvent::Kind::Thinking, std::string_view(buf_).substr(0, keep));
+  buf_.erase(0, keep);
+  return false;
+}
+
+bool OutputSplitter::content(bool final) {
+  if (!drop_leading_space()) return false;
+  const std::string_view text = buf_;
+  size_t at = std::string::npos;
+  for (size_t i = 0; i < syntax_.markers.size(); ++i) {
+    const auto& m = syntax_.markers[i];
+    size_t p = std::string::npos;
+    if (!m.answer_start_only) {
+      p = text.find(m.open);
+    } else if (!content_started_) {
+      const size_t first = text.find_first_not_of(kSpace);
+      if (first != std::string::npos && text.substr(first).starts_with(m.open)) p = first;
+    }
+    if (p < at) {
+      at = p;
+      marker_ = i;
+    }
+  }
+  if (at != std::string::npos) {
+    const auto before = text.substr(0, at);
+    if (content_started_ || !all_space(before)) emit_content(before);  // not a lone indent
+    const auto& m = syntax_.markers[marker_];
+    buf_.erase(0, at + (m.open_in_body ? 0 : m.open.size()));
+    state_ = State::Call;
+    return true;
+  }
+  if (!content_started_ && !syntax_.markers.empty() && all_space(text)) {
+    // Whitespace before anything else: held, in case a call follows.
+    if (final) {
+      if (!called_) emit_content(text);
+      buf_.clear();
+    }
+    return false;
+  }
+  size_t hold = 0;
+  if (!final) {
+    for (const auto& m : syntax_.markers) {
+      if (!m.answer_start_only) hold = std::max(hold, partial_marker(text, m.open));
+    }
+  }
+  emit_content(text.substr(0, text.size() - hold));
+  buf_.erase(0, buf_.size() - hold);
+  return false;
+}
+
+bool OutputSplitter::call(bool final) {
+  const auto& m = syntax_.markers[marker_];
+  if (!m.close.empty()) {
+    const size_t close = buf_.find(m.close);
+    if (close != std::string::npos) {
+      end_call(std::string_view(buf_).substr(0, close), m.close);
+      buf_.erase(0, close + m.close.size());
+      state_ = State::Content;
+      return true;
+    }
+  }
+  if (!final) return false;
+  end_call(buf_, "");
+  buf_.clear();
+  state_ = State::Content;
+  return false;
+}
+
+void OutputSplitter::end_call(std::string_view body, std::string_view close) {
+  const auto& m = syntax_.markers[marker_];
+  if (auto calls = syntax_.parse(body, tools_)) {
+    for (auto& c : *calls) out_.push_back({OutputEvent::Kind::Call, {}, std::move(c)});
+    called_ = true;
+    skip_space_ = true;  // the newline between calls
+    return;
+  }
+  // Not a call after all: the model's text, as it wrote it.
+  std::string raw = m.open_in_body ? std::string() : m.open;
+  raw.append(body).append(close);
+  emit_content(raw);
+}
+
+SplitOutput split_output(const OutputFormat& format, ToolNames tools, std::string_view text) {
+  OutputSplitter splitter(format, std::move(tools));
+  auto events = splitter.feed(text);
+  for (auto& e : splitter.finish()) events.push_back(std::move(e));
+  SplitOutput out;
+  for (auto& e : events) {
+    switch (e.kind) {
+      case OutputEvent::Kind::Thinking:
+        out.thinking += e.text;
+        break;
+      case OutputEvent::Kind::Content:
+        out.content += e.text;
+        break;
+      case OutputEvent::Kind::Call:
+        out.calls.push_back(std::move(e.call));
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace heron::chat_output

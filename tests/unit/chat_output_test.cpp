@@ -1,0 +1,292 @@
+// chat_output/: reading tool calls and reasoning back out of a model's text. The outputs
+// below are written the way each family's chat template shows its model answering (the
+// exact markers and JSON shapes the templates render for past calls); every case is also
+// fed in two pieces cut at each byte boundary and one byte at a time, which must settle
+// the same events as the whole text at once.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "heron/chat_output/output_format.h"
+#include "heron/chat_output/output_splitter.h"
+#include "tokenizer_test_util.h"
+
+namespace {
+
+using namespace heron::chat_output;
+using Kind = OutputEvent::Kind;
+using ojson = nlohmann::ordered_json;
+
+const ToolNames kTools = {"get_weather", "get_time"};
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string qwen3_template() {
+  return tokenizer_test::zstd_json(tokenizer_test::kRealTokenizers / "qwen3" /
+                                   "tokenizer_config.json.zst")["chat_template"];
+}
+
+std::string ollama_template(const std::string& name) {
+  return read_text(std::filesystem::path(HERON_FIXTURES) / "templates" / "ollama" / name);
+}
+
+// Mistral's templates render past calls as "[TOOL_CALLS] [" + each call's JSON + "]"; this
+// is that part alone (no Mistral template is among the fixtures).
+const std::string kMistralStyleTemplate =
+    "{%- for message in messages %}{%- if message.tool_calls %}{{- '[TOOL_CALLS] [' }}"
+    "{%- for c in message.tool_calls %}{{- c.function|tojson }}{%- endfor %}{{- ']' + eos_token }}"
+    "{%- else %}{{- '[INST] ' + message.content + '[/INST]' }}{%- endif %}{%- endfor %}";
+
+OutputFormat hermes() {
+  return {ToolSyntax::Hermes, true, false};
+}
+OutputFormat llama3() {
+  return {ToolSyntax::Llama3, false, false};
+}
+OutputFormat mistral() {
+  return {ToolSyntax::Mistral, false, false};
+}
+
+ToolCall call(const std::string& name, const std::string& args) {
+  return {name, ojson::parse(args)};
+}
+
+OutputEvent text(Kind kind, std::string s) {
+  return {kind, std::move(s), {}};
+}
+OutputEvent content(std::string s) {
+  return text(Kind::Content, std::move(s));
+}
+OutputEvent thinking(std::string s) {
+  return text(Kind::Thinking, std::move(s));
+}
+OutputEvent called(const std::string& name, const std::string& args) {
+  return {Kind::Call, {}, call(name, args)};
+}
+
+// Adjacent text of one kind merged: how a client sees the stream.
+void append(std::vector<OutputEvent>& all, std::vector<OutputEvent> more) {
+  for (auto& e : more) {
+    if (e.kind != Kind::Call && !all.empty() && all.back().kind == e.kind) {
+      all.back().text += e.text;
+    } else if (e.kind == Kind::Call || !e.text.empty()) {
+      all.push_back(std::move(e));
+    }
+  }
+}
+
+std::vector<OutputEvent> run(const OutputFormat& f, const ToolNames& tools,
+                             const std::vector<std::string>& pieces) {
+  OutputSplitter s(f, tools);
+  std::vector<OutputEvent> all;
+  for (const auto& p : pieces) append(all, s.feed(p));
+  append(all, s.finish());
+  return all;
+}
+
+// The whole text, then every two-piece cut, then byte by byte: all the same events.
+void expect_events(const OutputFormat& f, const ToolNames& tools, const std::string& out,
+                   const std::vector<OutputEvent>& want) {
+  ASSERT_EQ(run(f, tools, {out}), want) << "whole: " << out;
+  for (size_t cut = 0; cut <= out.size(); ++cut) {
+    ASSERT_EQ(run(f, tools, {out.substr(0, cut), out.substr(cut)}), want)
+        << "cut at " << cut << ": " << out;
+  }
+  std::vector<std::string> bytes;
+  for (char c : out) bytes.emplace_back(1, c);
+  ASSERT_EQ(run(f, tools, bytes), want) << "byte by byte: " << out;
+}
+
+// --- choosing the syntax from the template -------------------------------------------
+
+TEST(ChatOutputFormat, Qwen3TemplateIsHermesAndThinks) {
+  const auto f = detect_output_format(qwen3_template(), "<|im_start|>assistant\n");
+  EXPECT_EQ(f.tools, ToolSyntax::Hermes);
+  EXPECT_TRUE(f.thinks);
+  EXPECT_FALSE(f.starts_in_thinking);
+}
+
+TEST(ChatOutputFormat, PromptThatOpensThinkStartsInsideIt) {
+  EXPECT_TRUE(detect_output_format(qwen3_template(), "<|im_start|>assistant\n<think>\n")
+                  .starts_in_thinking);
+  // Qwen3's enable_thinking=false closes it in the prompt.
+  EXPECT_FALSE(
+      detect_output_format(qwen3_template(), "<|im_start|>assistant\n<think>\n\n</think>\n\n")
+          .starts_in_thinking);
+}
+
+TEST(ChatOutputFormat, Llama3TemplateIsLlama3) {
+  const auto f = detect_output_format(ollama_template("ollama-index-24-llama3-instruct.jinja"), "");
+  EXPECT_EQ(f.tools, ToolSyntax::Llama3);
+  EXPECT_FALSE(f.thinks);
+}
+
+TEST(ChatOutputFormat, MistralTemplateIsMistral) {
+  EXPECT_EQ(detect_output_format(kMistralStyleTemplate, "").tools, ToolSyntax::Mistral);
+}
+
+TEST(ChatOutputFormat, TemplatesWithoutCallsOrWithOtherSyntaxesHaveNone) {
+  EXPECT_EQ(detect_output_format(ollama_template("ollama-index-00-chatml.jinja"), "").tools,
+            ToolSyntax::None);
+  EXPECT_EQ(
+      detect_output_format(ollama_template("ollama-index-10-mistral-instruct.jinja"), "").tools,
+      ToolSyntax::None);
+  // Qwen3-Coder's <tool_call><function=NAME> form is not Hermes JSON.
+  const auto coder =
+      detect_output_format(ollama_template("ollama-testdata-qwen38_chat_template.jinja"), "");
+  EXPECT_EQ(coder.tools, ToolSyntax::None);
+  EXPECT_TRUE(coder.thinks);
+}
+
+// --- Hermes / Qwen --------------------------------------------------------------------
+
+TEST(HermesCalls, OneCall) {
+  expect_events(hermes(), kTools,
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n"
+                "</tool_call>",
+                {called("get_weather", R"({"city": "Paris"})")});
+}
+
+TEST(HermesCalls, TextBeforeTwoCallsStaysContent) {
+  expect_events(
+      hermes(), kTools,
+      "Let me check both.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+      "{\"city\": \"Paris\", \"unit\": \"c\"}}\n</tool_call>\n<tool_call>\n{\"name\": "
+      "\"get_time\", \"arguments\": {}}\n</tool_call>",
+      {content("Let me check both.\n"), called("get_weather", R"({"city": "Paris", "unit": "c"})"),
+       called("get_time", "{}")});
+}
+
+TEST(HermesCalls, ThinkingThenCall) {
+  expect_events(
+      hermes(), kTools,
+      "<think>\nThe user wants the weather.\n</think>\n\n<tool_call>\n{\"name\": "
+      "\"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>",
+      {thinking("The user wants the weather."), called("get_weather", R"({"city": "Oslo"})")});
+}
+
+TEST(HermesCalls, ArgumentsAsAJsonStringAndAnUnclosedCallAtTheEnd) {
+  expect_events(hermes(), kTools,
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": "
+                "\\\"Rome\\\"}\"}",
+                {called("get_weather", R"({"city": "Rome"})")});
+}
+
+TEST(HermesCalls, MalformedCallsStayContentAsWritten) {
+  const std::string bad_json =
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": }\n</tool_call>";
+  expect_events(hermes(), kTools, bad_json, {content(bad_json)});
+  const std::string unknown =
+      "Sure.\n<tool_call>\n{\"name\": \"rm_rf\", \"arguments\": {}}\n</tool_call> done";
+  expect_events(hermes(), kTools, unknown, {content(unknown)});
+  const std::string bad_args =
+      "<tool_call>{\"name\": \"get_time\", \"arguments\": [1, 2]}</tool_call>";
+  expect_events(hermes(), kTools, bad_args, {content(bad_args)});
+  const std::string unclosed = "<tool_call>\n{\"name\": \"get_time\", \"argu";
+  expect_events(hermes(), kTools, unclosed, {content(unclosed)});
+}
+
+TEST(HermesCalls, WithoutToolsNothingIsACall) {
+  const std::string out =
+      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";
+  expect_events(hermes(), {}, out, {content(out)});
+}
+
+TEST(HermesCalls, MarkerLookalikesAreNotHeldForever) {
+  expect_events(hermes(), kTools, "a <tool_cal> b <tool", {content("a <tool_cal> b <tool")});
+}
+
+// --- Llama 3.x -------------------------------------------------------------------------
+
+TEST(Llama3Calls, BareJsonAnswer) {
+  expect_events(llama3(), kTools,
+                "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Lima\"}}",
+                {called("get_weather", R"({"city": "Lima"})")});
+}
+
+TEST(Llama3Calls, PythonTagWithTwoCalls) {
+  expect_events(llama3(), kTools,
+                "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"a;b\"}}; "
+                "{\"name\": \"get_time\", \"parameters\": {}}",
+                {called("get_weather", R"({"city": "a;b"})"), called("get_time", "{}")});
+}
+
+TEST(Llama3Calls, JsonThatIsNoCallAndJsonAfterTextStayContent) {
+  const std::string answer = "{\"answer\": 42}";
+  expect_events(llama3(), kTools, answer, {content(answer)});
+  const std::string later =
+      "Here: {\"name\": \"get_weather\", \"parameters\": {\"city\": \"Lima\"}}";
+  expect_events(llama3(), kTools, later, {content(later)});
+  const std::string bad = "<|python_tag|>brave_search.call(query=\"x\")";
+  expect_events(llama3(), kTools, bad, {content(bad)});
+}
+
+// --- Mistral ---------------------------------------------------------------------------
+
+TEST(MistralCalls, ArrayOfCalls) {
+  expect_events(
+      mistral(), kTools,
+      "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Nice\"}}, "
+      "{\"name\": \"get_time\", \"arguments\": {\"tz\": \"CET\"}}]",
+      {called("get_weather", R"({"city": "Nice"})"), called("get_time", R"({"tz": "CET"})")});
+}
+
+TEST(MistralCalls, NamedCallsOfNewerTokenizers) {
+  expect_events(mistral(), kTools,
+                "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Nice\"}[TOOL_CALLS]get_time[ARGS]{}",
+                {called("get_weather", R"({"city": "Nice"})"), called("get_time", "{}")});
+}
+
+TEST(MistralCalls, MalformedStaysContent) {
+  const std::string out = "I will call it. [TOOL_CALLS] [{\"name\": \"get_weather\", ";
+  expect_events(mistral(), kTools, out, {content(out)});
+}
+
+// --- thinking ----------------------------------------------------------------------------
+
+TEST(Thinking, SeparatedFromTheAnswer) {
+  expect_events(hermes(), {}, "<think>\nStep one.\n\nStep two.\n</think>\n\nThe answer is 4.",
+                {thinking("Step one.\n\nStep two."), content("The answer is 4.")});
+}
+
+TEST(Thinking, PromptOpenedThinking) {
+  expect_events({ToolSyntax::None, true, true}, {}, "Hmm, 2+2.\n</think>\n\n4",
+                {thinking("Hmm, 2+2."), content("4")});
+}
+
+TEST(Thinking, AnswerWithoutThinkingAndUnclosedThinking) {
+  expect_events(hermes(), {}, "  <thin air>", {content("  <thin air>")});
+  expect_events(hermes(), {}, "<think>\nstill going", {thinking("still going")});
+  // A template that does not think leaves the tags in the content.
+  expect_events(llama3(), {}, "<think>x</think>y", {content("<think>x</think>y")});
+}
+
+// --- streaming holds back only what could be a marker --------------------------------
+
+TEST(OutputSplitter, StreamsTextBeforeACallAndHoldsOnlyAMarkerPrefix) {
+  OutputSplitter s(hermes(), kTools);
+  EXPECT_EQ(s.feed("<think>\nwhy"), std::vector<OutputEvent>{thinking("why")});
+  EXPECT_EQ(s.feed(" not\n</thi"), std::vector<OutputEvent>{thinking(" not")});
+  EXPECT_EQ(s.feed("nk>\n\nSure <tool"), std::vector<OutputEvent>{content("Sure ")});
+  EXPECT_EQ(s.feed("_call>{\"name\": \"get_time\", "), std::vector<OutputEvent>{});
+  EXPECT_EQ(s.feed("\"arguments\": {}}</tool_call>"),
+            std::vector<OutputEvent>{called("get_time", "{}")});
+  EXPECT_EQ(s.finish(), std::vector<OutputEvent>{});
+}
+
+TEST(ToolNames, FromOpenAIAndBareTools) {
+  const auto tools = ojson::parse(
+      R"([{"type": "function", "function": {"name": "a"}}, {"name": "b"}, 3, {"function": 1}])");
+  EXPECT_EQ(tool_names(tools), (ToolNames{"a", "b"}));
+  EXPECT_TRUE(tool_names(nullptr).empty());
+}
+
+}  // namespace
