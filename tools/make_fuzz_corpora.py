@@ -17,6 +17,8 @@ Writes OUT_DIR/<target>/<name> files (rebuilt from scratch each run):
   api_request         Ollama and OpenAI request bodies
   runner_ndjson       runner streams as runner/ndjson.cpp writes them (first byte: piece size)
   modelfile           Modelfiles using every instruction, quoting style and comment form
+  chat_output         model outputs with tool calls and <think> reasoning in each syntax
+                      (first byte: syntax, thinking flags and piece size)
 """
 import copy
 import json
@@ -212,6 +214,22 @@ def modelfile_seeds(out):
         write(out, "modelfile", name, text.encode())
 
 
+def chat_output_seeds(out):
+    call = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    seeds = {  # (syntax 0 none / 1 hermes / 2 llama3 / 3 mistral, thinking flags) -> text
+        "hermes": (1 | 4, f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
+        "hermes_bad": (1, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
+        "llama3": (2, '{"name": "f", "parameters": {"a": 1}}'),
+        "llama3_tag": (2, '<|python_tag|>{"name": "f", "parameters": {}}; {"name": "get_weather"}'),
+        "mistral": (3, f"[TOOL_CALLS] [{call}]"),
+        "mistral_named": (3, '[TOOL_CALLS]f[ARGS]{"a": "b"}[TOOL_CALLS]get_weather[ARGS]{}'),
+        "opened_think": (12, "reasoning\n</think>\n\nanswer"),
+    }
+    for name, (flags, text) in seeds.items():
+        for piece in (0, 3, 15):
+            write(out, "chat_output", f"{name}_{piece}", bytes([flags | piece << 4]) + text.encode())
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -226,6 +244,7 @@ def main():
     api_seeds(out)
     ndjson_seeds(out)
     modelfile_seeds(out)
+    chat_output_seeds(out)
     shutil.rmtree(tmp)
     for d in sorted(p for p in out.iterdir()):
         print(f"{d.name}: {len(list(d.iterdir()))} seeds")

@@ -194,6 +194,11 @@ TEST(HermesCalls, MalformedCallsStayContentAsWritten) {
   expect_events(hermes(), kTools, unclosed, {content(unclosed)});
 }
 
+TEST(HermesCalls, LeadingSpaceBeforeAMalformedCallGoesTheSameWayStreamed) {
+  // Found by fuzz_chat_output: streamed, the space went out before "<" could be a marker.
+  expect_events(hermes(), kTools, " <tool_call>{\"name", {content("<tool_call>{\"name")});
+}
+
 TEST(HermesCalls, WithoutToolsNothingIsACall) {
   const std::string out =
       "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";

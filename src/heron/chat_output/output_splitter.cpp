@@ -159,22 +159,23 @@ bool OutputSplitter::content(bool final) {
     state_ = State::Call;
     return true;
   }
-  if (!content_started_ && !syntax_.markers.empty() && all_space(text)) {
-    // Whitespace before anything else: held, in case a call follows.
-    if (final) {
-      if (!called_) emit_content(text);
-      buf_.clear();
-    }
-    return false;
-  }
   size_t hold = 0;
   if (!final) {
     for (const auto& m : syntax_.markers) {
       if (!m.answer_start_only) hold = std::max(hold, partial_marker(text, m.open));
     }
   }
-  emit_content(text.substr(0, text.size() - hold));
-  buf_.erase(0, buf_.size() - hold);
+  const auto ready = text.substr(0, text.size() - hold);
+  if (!content_started_ && !syntax_.markers.empty() && all_space(ready)) {
+    // Whitespace before anything else: held, and dropped if a call follows.
+    if (final) {
+      if (!called_) emit_content(text);
+      buf_.clear();
+    }
+    return false;
+  }
+  emit_content(ready);
+  buf_.erase(0, ready.size());
   return false;
 }
 
