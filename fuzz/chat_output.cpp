@@ -28,10 +28,12 @@ void append(std::vector<OutputEvent>& all, std::vector<OutputEvent> more) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  // First byte: the syntax (2 bits), thinking, starting inside it, and the piece size.
+  // First byte: the syntax (3 bits), thinking, starting inside it, and the piece size.
   const uint8_t b = data[0];
-  const OutputFormat format{static_cast<ToolSyntax>(b & 3), (b & 4) != 0, (b & 12) == 12};
-  const size_t piece = 1 + (b >> 4);
+  constexpr int kSyntaxes = static_cast<int>(ToolSyntax::DeepSeek) + 1;
+  const auto syntax = static_cast<ToolSyntax>((b & 7) % kSyntaxes);
+  const OutputFormat format{syntax, (b & 8) != 0, (b & 24) == 24};
+  const size_t piece = 1 + (b >> 5);
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const ToolNames tools = {"get_weather", "f"};
 
@@ -52,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& e : whole) {
     if (e.kind != OutputEvent::Kind::Call) continue;
     if (!tools.contains(e.call.name) || !e.call.arguments.is_object()) std::abort();
-    (void)e.call.arguments.dump();  // what the OpenAI answer sends
+    (void)nlohmann::json::parse(e.call.arguments_json());  // what both APIs send
   }
   return 0;
 }

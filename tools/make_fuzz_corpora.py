@@ -216,18 +216,28 @@ def modelfile_seeds(out):
 
 def chat_output_seeds(out):
     call = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
-    seeds = {  # (syntax 0 none / 1 hermes / 2 llama3 / 3 mistral, thinking flags) -> text
-        "hermes": (1 | 4, f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
-        "hermes_bad": (1, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
-        "llama3": (2, '{"name": "f", "parameters": {"a": 1}}'),
-        "llama3_tag": (2, '<|python_tag|>{"name": "f", "parameters": {}}; {"name": "get_weather"}'),
-        "mistral": (3, f"[TOOL_CALLS] [{call}]"),
-        "mistral_named": (3, '[TOOL_CALLS]f[ARGS]{"a": "b"}[TOOL_CALLS]get_weather[ARGS]{}'),
-        "opened_think": (12, "reasoning\n</think>\n\nanswer"),
+    seeds = {  # syntax: 0 none, 1 hermes, 2 llama3, 3 mistral, 4 qwen3-coder, 5 glm, 6 deepseek
+        "hermes": (1, True, False,
+                   f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
+        "hermes_bad": (1, False, False, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
+        "llama3": (2, False, False, '{"name": "f", "parameters": {"a": 1}}'),
+        "llama3_tag": (2, False, False,
+                       '<|python_tag|>{"name": "f", "parameters": {}}; {"name": "get_weather"}'),
+        "mistral": (3, False, False, f"[TOOL_CALLS] [{call}]"),
+        "mistral_named": (3, False, False,
+                          '[TOOL_CALLS]f[ARGS]{"a": "b"}[TOOL_CALLS]get_weather[ARGS]{}'),
+        "qwen3_coder": (4, True, False, "<tool_call>\n<function=f>\n<parameter=a>\n1\n"
+                        "</parameter>\n</function>\n</tool_call>"),
+        "glm": (5, False, False, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>x</arg_value>\n"
+                "</tool_call>"),
+        "deepseek": (6, False, False, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                     "f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        "opened_think": (0, True, True, "reasoning\n</think>\n\nanswer"),
     }
-    for name, (flags, text) in seeds.items():
-        for piece in (0, 3, 15):
-            write(out, "chat_output", f"{name}_{piece}", bytes([flags | piece << 4]) + text.encode())
+    for name, (syntax, thinks, opened, text) in seeds.items():
+        for piece in (0, 3, 7):
+            first = syntax | thinks << 3 | opened << 4 | piece << 5
+            write(out, "chat_output", f"{name}_{piece}", bytes([first]) + text.encode())
 
 
 def main():

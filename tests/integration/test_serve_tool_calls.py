@@ -4,7 +4,8 @@ The runner emits scripted text (HERON_TEST_SCRIPTED_OUTPUT, a test-only switch r
 the environment heron serve starts with) through the real SmolLM2 tokenizer and the usual
 detokenizer, so the server reads back exactly what a model of each family would write. The
 syntax comes from the chat template: store models created with Qwen3's template (Hermes
-<tool_call> JSON, <think>) and Llama 3.2's (bare {"name", "parameters"} JSON)."""
+<tool_call> JSON, <think>), Llama 3.2's (bare {"name", "parameters"} JSON), Qwen3.5's
+(<function=...> XML), a GLM-style one (laguna: <arg_key>/<arg_value>) and DeepSeek V3's."""
 import json
 import os
 import subprocess
@@ -29,10 +30,14 @@ BAD_JSON = '<tool_call>\n{"name": "get_weather", "arguments": {"city": }\n</tool
 REASONED = '<think>\nTwo plus two is four.\n</think>\n\nThe answer is 4.'
 
 
-def qwen3_template():
-    raw = subprocess.run(["zstd", "-dc", FIXTURES / "tokenizers" / "qwen3" /
+def tokenizer_template(family):
+    raw = subprocess.run(["zstd", "-dc", FIXTURES / "tokenizers" / family /
                           "tokenizer_config.json.zst"], capture_output=True, check=True).stdout
     return json.loads(raw)["chat_template"]
+
+
+def ollama_template(name):
+    return (FIXTURES / "templates" / "ollama" / name).read_text()
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +45,11 @@ def served(heron_bin, default_model, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tools")
     store, script = tmp / "models", tmp / "script.txt"
     script.write_text("")
-    templates = {"qwen3-style": qwen3_template(),
-                 "llama3-style": (FIXTURES / "templates" / "ollama" /
-                                  "ollama-index-24-llama3-instruct.jinja").read_text()}
+    templates = {"qwen3-style": tokenizer_template("qwen3"),
+                 "llama3-style": ollama_template("ollama-index-24-llama3-instruct.jinja"),
+                 "qwen35-style": ollama_template("ollama-testdata-qwen38_chat_template.jinja"),
+                 "glm-style": ollama_template("ollama-testdata-laguna_v2_chat_template.jinja2"),
+                 "deepseek-style": tokenizer_template("deepseek_v3")}
     for name, template in templates.items():
         modelfile = tmp / f"{name}.Modelfile"
         modelfile.write_text(f'FROM {default_model}\nTEMPLATE """{template}"""\n')
@@ -230,3 +237,32 @@ def test_openai_reasoning_streams_apart_from_the_answer(oai, say):
     assert r.choices[0].message.model_extra["reasoning_content"] == "Two plus two is four."
     content, reasoning, _, finish = openai_stream(oai, model="qwen3-style", messages=ASK)
     assert (content, reasoning, finish) == ("The answer is 4.", "Two plus two is four.", "stop")
+
+
+# --- the other syntaxes, each through its real template ----------------------------------
+
+OTHER_SYNTAXES = {
+    # Qwen3.5's generation prompt opens <think>: the answer starts inside it.
+    "qwen35-style": "The user asks for weather.\n</think>\n\nChecking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n"
+                    "</parameter>\n</function>\n</tool_call>",
+    "glm-style": "Checking.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n"
+                 "<arg_value>Paris</arg_value>\n</tool_call>",
+    "deepseek-style": "Checking.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                      "get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>"
+                      "<｜tool▁calls▁end｜>",
+}
+
+
+@pytest.mark.parametrize("model", sorted(OTHER_SYNTAXES))
+def test_other_syntaxes_on_both_apis(oll, oai, say, model):
+    say(OTHER_SYNTAXES[model])
+    _, text, thinking, calls = ollama_stream(oll, model=model, messages=ASK, tools=TOOLS)
+    assert text == "Checking.\n"
+    assert thinking == ("The user asks for weather." if model == "qwen35-style" else "")
+    assert [(c.function.name, dict(c.function.arguments)) for c in calls] == \
+        [("get_weather", {"city": "Paris"})]
+    r = oai.chat.completions.create(model=model, messages=ASK, tools=TOOLS)
+    assert r.choices[0].finish_reason == "tool_calls"
+    [call] = r.choices[0].message.tool_calls
+    assert (call.function.name, json.loads(call.function.arguments)) == ("get_weather",
+                                                                         {"city": "Paris"})

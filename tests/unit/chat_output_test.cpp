@@ -54,6 +54,14 @@ OutputFormat llama3() {
 OutputFormat mistral() {
   return {ToolSyntax::Mistral, false, false};
 }
+OutputFormat with_tools(ToolSyntax tools) {
+  return {tools, false, false};
+}
+
+std::string deepseek_v3_template() {
+  return tokenizer_test::zstd_json(tokenizer_test::kRealTokenizers / "deepseek_v3" /
+                                   "tokenizer_config.json.zst")["chat_template"];
+}
 
 ToolCall call(const std::string& name, const std::string& args) {
   return {name, ojson::parse(args)};
@@ -139,11 +147,24 @@ TEST(ChatOutputFormat, TemplatesWithoutCallsOrWithOtherSyntaxesHaveNone) {
   EXPECT_EQ(
       detect_output_format(ollama_template("ollama-index-10-mistral-instruct.jinja"), "").tools,
       ToolSyntax::None);
-  // Qwen3-Coder's <tool_call><function=NAME> form is not Hermes JSON.
-  const auto coder =
-      detect_output_format(ollama_template("ollama-testdata-qwen38_chat_template.jinja"), "");
-  EXPECT_EQ(coder.tools, ToolSyntax::None);
-  EXPECT_TRUE(coder.thinks);
+}
+
+TEST(ChatOutputFormat, XmlAndDeepSeekTemplates) {
+  // <tool_call><function=NAME> (Qwen3-Coder's form) is not Hermes JSON; nor is GLM's.
+  for (const char* name : {"ollama-testdata-qwen38_chat_template.jinja",
+                           "ollama-testdata-nemotron35_chat_template.jinja2",
+                           "ollama-testdata-nemotron3nano_chat_template.jinja2"}) {
+    EXPECT_EQ(detect_output_format(ollama_template(name), "").tools, ToolSyntax::Qwen3Coder)
+        << name;
+  }
+  EXPECT_TRUE(
+      detect_output_format(ollama_template("ollama-testdata-qwen38_chat_template.jinja"), "")
+          .thinks);
+  for (const char* name : {"ollama-testdata-laguna_v2_chat_template.jinja2",
+                           "ollama-testdata-laguna_v8_chat_template.jinja2"}) {
+    EXPECT_EQ(detect_output_format(ollama_template(name), "").tools, ToolSyntax::Glm) << name;
+  }
+  EXPECT_EQ(detect_output_format(deepseek_v3_template(), "").tools, ToolSyntax::DeepSeek);
 }
 
 // --- Hermes / Qwen --------------------------------------------------------------------
@@ -255,6 +276,64 @@ TEST(MistralCalls, MalformedStaysContent) {
   expect_events(mistral(), kTools, out, {content(out)});
 }
 
+// --- Qwen3-Coder / Nemotron 3 XML -----------------------------------------------------
+
+TEST(Qwen3CoderCalls, ParametersWithMultiLineAndJsonValues) {
+  expect_events(
+      with_tools(ToolSyntax::Qwen3Coder), kTools,
+      "I'll look.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nNew York\n"
+      "</parameter>\n<parameter=days>\n3\n</parameter>\n<parameter=note>\nline one\n"
+      "line two\n</parameter>\n</function>\n</tool_call>",
+      {content("I'll look.\n"),
+       called("get_weather", R"({"city": "New York", "days": 3, "note": "line one\nline two"})")});
+}
+
+TEST(Qwen3CoderCalls, MalformedStaysContent) {
+  const std::string out =
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</function>\n</tool_call>";
+  expect_events(with_tools(ToolSyntax::Qwen3Coder), kTools, out, {content(out)});
+  const std::string unknown = "<tool_call>\n<function=nope>\n</function>\n</tool_call>";
+  expect_events(with_tools(ToolSyntax::Qwen3Coder), kTools, unknown, {content(unknown)});
+}
+
+// --- GLM-4.x ----------------------------------------------------------------------------
+
+TEST(GlmCalls, KeyValueTags) {
+  expect_events(
+      with_tools(ToolSyntax::Glm), kTools,
+      "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+      "<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\n"
+      "<tool_call>get_time</tool_call>",
+      {called("get_weather", R"({"city": "Paris", "days": 2})"), called("get_time", "{}")});
+}
+
+TEST(GlmCalls, MalformedStaysContent) {
+  const std::string out = "<tool_call>get_weather\n<arg_key>city</arg_key>\n</tool_call>";
+  expect_events(with_tools(ToolSyntax::Glm), kTools, out, {content(out)});
+}
+
+// --- DeepSeek V3 / R1 / V3.1 ------------------------------------------------------------
+
+TEST(DeepSeekCalls, V3CodeBlocksAndV31Json) {
+  expect_events(with_tools(ToolSyntax::DeepSeek), kTools,
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+                "```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>"
+                "function<｜tool▁sep｜>get_time\n```json\n{}\n```<｜tool▁call▁end｜>"
+                "<｜tool▁calls▁end｜>",
+                {called("get_weather", R"({"city": "Paris"})"), called("get_time", "{}")});
+  expect_events(with_tools(ToolSyntax::DeepSeek), kTools,
+                "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>"
+                "{\"city\": \"Rome\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                {content("Checking."), called("get_weather", R"({"city": "Rome"})")});
+}
+
+TEST(DeepSeekCalls, MalformedStaysContent) {
+  const std::string out =
+      "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+      "```json\n{\"city\": }\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+  expect_events(with_tools(ToolSyntax::DeepSeek), kTools, out, {content(out)});
+}
+
 // --- thinking ----------------------------------------------------------------------------
 
 TEST(Thinking, SeparatedFromTheAnswer) {
@@ -285,6 +364,16 @@ TEST(OutputSplitter, StreamsTextBeforeACallAndHoldsOnlyAMarkerPrefix) {
   EXPECT_EQ(s.feed("\"arguments\": {}}</tool_call>"),
             std::vector<OutputEvent>{called("get_time", "{}")});
   EXPECT_EQ(s.finish(), std::vector<OutputEvent>{});
+}
+
+TEST(ToolCall, ArgumentsWithInvalidUtf8DumpWithoutThrowing) {
+  // Found by fuzz_chat_output: a GLM argument value ending in a lone lead byte.
+  const auto events = run(with_tools(ToolSyntax::Glm), kTools,
+                          {"<tool_call>get_time\n<arg_key>a</arg_key>\n<arg_value>x\xd4"
+                           "</arg_value>\n</tool_call>"});
+  ASSERT_EQ(events.size(), 1U);
+  ASSERT_EQ(events[0].kind, Kind::Call);
+  EXPECT_EQ(events[0].call.arguments_json(), "{\"a\":\"x\xef\xbf\xbd\"}");
 }
 
 TEST(ToolNames, FromOpenAIAndBareTools) {

@@ -38,4 +38,13 @@ CallSyntax llama3_syntax();
 // [TOOL_CALLS]name[ARGS]{..} repeated per call.
 CallSyntax mistral_syntax();
 
+// Qwen3-Coder / Qwen3.5 / Nemotron 3: <tool_call>\n<function=NAME>\n<parameter=K>\nV\n
+// </parameter>\n</function>\n</tool_call>.
+CallSyntax qwen3_coder_syntax();
+// GLM-4.5+: <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n</tool_call>.
+CallSyntax glm_syntax();
+// DeepSeek V3 / R1 / V3.1: <｜tool▁calls▁begin｜> ... <｜tool▁calls▁end｜> around
+// <｜tool▁call▁begin｜>...<｜tool▁call▁end｜> per call.
+CallSyntax deepseek_syntax();
+
 }  // namespace heron::chat_output

@@ -9,7 +9,9 @@ bool has(std::string_view text, std::string_view what) {
 }
 
 ToolSyntax detect_tools(std::string_view t) {
-  if (has(t, "<tool_call>") && !has(t, "<arg_key>") && !has(t, "<function=")) {
+  if (has(t, "<tool_call>")) {
+    if (has(t, "<arg_key>")) return ToolSyntax::Glm;
+    if (has(t, "<function=")) return ToolSyntax::Qwen3Coder;
     return ToolSyntax::Hermes;
   }
   // 3.1 writes <|python_tag|>; 3.2/3.3 only describe the JSON object.
@@ -17,6 +19,7 @@ ToolSyntax detect_tools(std::string_view t) {
     return ToolSyntax::Llama3;
   }
   if (has(t, "[TOOL_CALLS]")) return ToolSyntax::Mistral;
+  if (has(t, "<｜tool▁calls▁begin｜>")) return ToolSyntax::DeepSeek;
   return ToolSyntax::None;
 }
 
@@ -42,6 +45,12 @@ CallSyntax call_syntax(ToolSyntax tools) {
       return llama3_syntax();
     case ToolSyntax::Mistral:
       return mistral_syntax();
+    case ToolSyntax::Qwen3Coder:
+      return qwen3_coder_syntax();
+    case ToolSyntax::Glm:
+      return glm_syntax();
+    case ToolSyntax::DeepSeek:
+      return deepseek_syntax();
     case ToolSyntax::None:
       break;
   }

@@ -8,7 +8,7 @@
 
 namespace heron::chat_output {
 
-enum class ToolSyntax { None, Hermes, Llama3, Mistral };
+enum class ToolSyntax { None, Hermes, Llama3, Mistral, Qwen3Coder, Glm, DeepSeek };
 
 struct OutputFormat {
   ToolSyntax tools = ToolSyntax::None;
@@ -16,9 +16,9 @@ struct OutputFormat {
   bool starts_in_thinking = false;  // the prompt itself opened <think>
 };
 
-// Tool syntax, in priority order: <tool_call> (Hermes/Qwen; not GLM's <arg_key> or
-// Qwen3-Coder's <function=> forms, which it cannot read), Llama 3's
-// {"name", "parameters"}, Mistral's [TOOL_CALLS]. Thinking: the template mentions
+// Tool syntax, in priority order: <tool_call> (with <arg_key>: GLM; with <function=:
+// Qwen3-Coder; else Hermes JSON), Llama 3's {"name", "parameters"}, Mistral's
+// [TOOL_CALLS], DeepSeek's <｜tool▁calls▁begin｜>. Thinking: the template mentions
 // <think>; `prompt` (the rendered one) ending in <think> means the answer begins inside it.
 OutputFormat detect_output_format(std::string_view template_source, std::string_view prompt);
 

@@ -3,22 +3,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "heron/chat_output/space.h"
+
 namespace heron::chat_output {
 
 namespace {
 
 constexpr std::string_view kThinkOpen = "<think>";
 constexpr std::string_view kThinkClose = "</think>";
-constexpr std::string_view kSpace = " \t\r\n";
-
-bool all_space(std::string_view s) {
-  return s.find_first_not_of(kSpace) == std::string_view::npos;
-}
-
-std::string_view trim_end(std::string_view s) {
-  const size_t end = s.find_last_not_of(kSpace);
-  return end == std::string_view::npos ? std::string_view() : s.substr(0, end + 1);
-}
 
 // The longest end of `text` that `marker` starts with (short of the whole marker).
 size_t partial_marker(std::string_view text, std::string_view marker) {
@@ -81,7 +73,7 @@ void OutputSplitter::emit(OutputEvent::Kind kind, std::string_view text) {
 }
 
 void OutputSplitter::emit_content(std::string_view text) {
-  if (!all_space(text)) content_started_ = true;
+  if (!is_blank(text)) content_started_ = true;
   emit(OutputEvent::Kind::Content, text);
 }
 
@@ -153,7 +145,7 @@ bool OutputSplitter::content(bool final) {
   }
   if (at != std::string::npos) {
     const auto before = text.substr(0, at);
-    if (content_started_ || !all_space(before)) emit_content(before);  // not a lone indent
+    if (content_started_ || !is_blank(before)) emit_content(before);  // not a lone indent
     const auto& m = syntax_.markers[marker_];
     buf_.erase(0, at + (m.open_in_body ? 0 : m.open.size()));
     state_ = State::Call;
@@ -166,7 +158,7 @@ bool OutputSplitter::content(bool final) {
     }
   }
   const auto ready = text.substr(0, text.size() - hold);
-  if (!content_started_ && !syntax_.markers.empty() && all_space(ready)) {
+  if (!content_started_ && !syntax_.markers.empty() && is_blank(ready)) {
     // Whitespace before anything else: held, and dropped if a call follows.
     if (final) {
       if (!called_) emit_content(text);

@@ -4,6 +4,10 @@ namespace heron::chat_output {
 
 using ojson = nlohmann::ordered_json;
 
+std::string ToolCall::arguments_json() const {
+  return arguments.dump(-1, ' ', false, ojson::error_handler_t::replace);
+}
+
 ToolNames tool_names(const ojson& tools) {
   ToolNames names;
   if (!tools.is_array()) return names;
@@ -41,6 +45,13 @@ std::optional<ToolCall> make_call(const ojson& name, const ojson* arguments,
   return call;
 }
 
+std::optional<std::vector<ToolCall>> single_call(std::string_view name, const ojson& arguments,
+                                                 const ToolNames& known) {
+  auto call = make_call(ojson(std::string(name)), &arguments, known);
+  if (!call) return std::nullopt;
+  return std::vector<ToolCall>{std::move(*call)};
+}
+
 std::optional<ToolCall> call_from_object(const ojson& object, const ToolNames& known) {
   if (!object.is_object()) return std::nullopt;
   const auto name = object.find("name");
@@ -73,6 +84,12 @@ std::optional<std::vector<ToolCall>> calls_from_json(std::string_view text,
   if (!call) return std::nullopt;
   calls.push_back(std::move(*call));
   return calls;
+}
+
+ojson tagged_argument(std::string_view text) {
+  auto value = parse_json(text);
+  if (value && !value->is_string()) return *value;
+  return std::string(text);
 }
 
 }  // namespace heron::chat_output

@@ -62,7 +62,7 @@ json tool_calls_json(const std::vector<chat_output::ToolCall>& calls) {
   json out = json::array();
   for (const auto& c : calls) {
     out.push_back(
-        {{"function", {{"name", c.name}, {"arguments", json::parse(c.arguments.dump())}}}});
+        {{"function", {{"name", c.name}, {"arguments", json::parse(c.arguments_json())}}}});
   }
   return out;
 }

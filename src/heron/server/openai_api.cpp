@@ -85,7 +85,7 @@ struct Reading {
 json tool_call_json(const chat_output::ToolCall& call, const std::string& id) {
   return {{"id", id},
           {"type", "function"},
-          {"function", {{"name", call.name}, {"arguments", call.arguments.dump()}}}};
+          {"function", {{"name", call.name}, {"arguments", call.arguments_json()}}}};
 }
 
 json usage(const json& final_line) {
@@ -215,7 +215,7 @@ void respond(const httplib::Request& req, httplib::Response& res,
           head["index"] = index;
           head["function"]["arguments"] = "";
           delta_chunk({{"tool_calls", json::array({head})}});
-          json args = {{"index", index}, {"function", {{"arguments", e.call.arguments.dump()}}}};
+          json args = {{"index", index}, {"function", {{"arguments", e.call.arguments_json()}}}};
           delta_chunk({{"tool_calls", json::array({args})}});
         }
       }
