@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   // First byte: the syntax (3 bits), thinking, starting inside it, and the piece size.
   const uint8_t b = data[0];
-  constexpr int kSyntaxes = static_cast<int>(ToolSyntax::DeepSeek) + 1;
+  constexpr int kSyntaxes = static_cast<int>(ToolSyntax::Harmony) + 1;
   const auto syntax = static_cast<ToolSyntax>((b & 7) % kSyntaxes);
   const OutputFormat format{syntax, (b & 8) != 0, (b & 24) == 24};
   const size_t piece = 1 + (b >> 5);

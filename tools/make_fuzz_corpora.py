@@ -216,7 +216,8 @@ def modelfile_seeds(out):
 
 def chat_output_seeds(out):
     call = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
-    seeds = {  # syntax: 0 none, 1 hermes, 2 llama3, 3 mistral, 4 qwen3-coder, 5 glm, 6 deepseek
+    seeds = {  # syntax: 0 none, 1 hermes, 2 llama3, 3 mistral, 4 qwen3-coder, 5 glm, 6 deepseek,
+             # 7 harmony
         "hermes": (1, True, False,
                    f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
         "hermes_bad": (1, False, False, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
@@ -233,6 +234,8 @@ def chat_output_seeds(out):
         "deepseek": (6, False, False, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
                      "f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
         "opened_think": (0, True, True, "reasoning\n</think>\n\nanswer"),
+        "harmony": (7, False, False, "<|channel|>analysis<|message|>why<|end|><|start|>assistant"
+                    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>"),
     }
     for name, (syntax, thinks, opened, text) in seeds.items():
         for piece in (0, 3, 7):

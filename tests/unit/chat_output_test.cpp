@@ -334,6 +334,43 @@ TEST(DeepSeekCalls, MalformedStaysContent) {
   expect_events(with_tools(ToolSyntax::DeepSeek), kTools, out, {content(out)});
 }
 
+// --- gpt-oss harmony ------------------------------------------------------------------
+
+TEST(ChatOutputFormat, HarmonyFromChannelTokens) {
+  // No gpt-oss template is among the fixtures: this is the part that renders a past call.
+  const std::string harmony_style =
+      "{{- '<|start|>assistant<|channel|>commentary to=functions.' + name + "
+      "' <|constrain|>json<|message|>' + args + '<|call|>' }}";
+  EXPECT_EQ(detect_output_format(harmony_style, "").tools, ToolSyntax::Harmony);
+}
+
+TEST(HarmonyOutput, ReasoningThenFinalAnswer) {
+  expect_events(with_tools(ToolSyntax::Harmony), {},
+                "<|channel|>analysis<|message|>User asks 2+2. Easy.<|end|><|start|>assistant"
+                "<|channel|>final<|message|>2 + 2 = 4.",
+                {thinking("User asks 2+2. Easy."), content("2 + 2 = 4.")});
+}
+
+TEST(HarmonyOutput, CallsInEitherHeaderOrder) {
+  expect_events(with_tools(ToolSyntax::Harmony), kTools,
+                "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant"
+                "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+                "{\"city\": \"Paris\"}",
+                {thinking("Need the weather."), called("get_weather", R"({"city": "Paris"})")});
+  expect_events(with_tools(ToolSyntax::Harmony), kTools,
+                "<|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}"
+                "<|call|>",
+                {called("get_time", "{}")});
+}
+
+TEST(HarmonyOutput, MalformedCallsAndPlainTextStayContent) {
+  const std::string unknown =
+      "<|channel|>commentary to=functions.rm <|constrain|>json<|message|>{\"path\": \"/\"}";
+  expect_events(with_tools(ToolSyntax::Harmony), kTools, unknown, {content(unknown)});
+  expect_events(with_tools(ToolSyntax::Harmony), kTools, "Just text <|end",
+                {content("Just text <|end")});
+}
+
 // --- thinking ----------------------------------------------------------------------------
 
 TEST(Thinking, SeparatedFromTheAnswer) {

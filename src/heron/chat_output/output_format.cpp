@@ -20,6 +20,7 @@ ToolSyntax detect_tools(std::string_view t) {
   }
   if (has(t, "[TOOL_CALLS]")) return ToolSyntax::Mistral;
   if (has(t, "<｜tool▁calls▁begin｜>")) return ToolSyntax::DeepSeek;
+  if (has(t, "<|channel|>")) return ToolSyntax::Harmony;
   return ToolSyntax::None;
 }
 
@@ -51,6 +52,7 @@ CallSyntax call_syntax(ToolSyntax tools) {
       return glm_syntax();
     case ToolSyntax::DeepSeek:
       return deepseek_syntax();
+    case ToolSyntax::Harmony:  // read by HarmonyReader, not by markers
     case ToolSyntax::None:
       break;
   }

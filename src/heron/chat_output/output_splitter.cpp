@@ -28,17 +28,26 @@ OutputSplitter::OutputSplitter(const OutputFormat& format, ToolNames tools)
              : format.starts_in_thinking ? State::Thinking
                                          : State::Start),
       skip_space_(state_ == State::Thinking) {
+  if (format.tools == ToolSyntax::Harmony) harmony_.emplace(tools_);
   if (!tools_.empty()) syntax_ = call_syntax(format.tools);
 }
 
 std::vector<OutputEvent> OutputSplitter::feed(std::string_view text) {
-  buf_ += text;
-  run(false);
+  if (harmony_) {
+    harmony_->feed(text, false, out_);
+  } else {
+    buf_ += text;
+    run(false);
+  }
   return std::exchange(out_, {});
 }
 
 std::vector<OutputEvent> OutputSplitter::finish() {
-  run(true);
+  if (harmony_) {
+    harmony_->feed("", true, out_);
+  } else {
+    run(true);
+  }
   return std::exchange(out_, {});
 }
 

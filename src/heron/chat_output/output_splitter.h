@@ -3,10 +3,12 @@
 // APIs use it, streaming or not. Text is held back only while it could still be the start
 // of a marker (<think>, </think>, a call's opening) or a call that has not closed; a call
 // whose text is not a valid call of a known tool goes out as content, exactly as written.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "heron/chat_output/harmony_reader.h"
 #include "heron/chat_output/output_format.h"
 
 namespace heron::chat_output {
@@ -49,6 +51,7 @@ class OutputSplitter {
   bool called_ = false;           // a call has gone out
   size_t marker_ = 0;             // in a call: which of syntax_.markers opened it
   std::vector<OutputEvent> out_;
+  std::optional<HarmonyReader> harmony_;  // gpt-oss output: read by channel instead
 };
 
 // The whole output at once, for answers that do not stream.
