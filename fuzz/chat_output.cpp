@@ -28,12 +28,12 @@ void append(std::vector<OutputEvent>& all, std::vector<OutputEvent> more) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  // First byte: the syntax (3 bits), thinking, starting inside it, and the piece size.
+  // First byte: the syntax (4 bits), thinking, starting inside it, and the piece size.
   const uint8_t b = data[0];
-  constexpr int kSyntaxes = static_cast<int>(ToolSyntax::Harmony) + 1;
-  const auto syntax = static_cast<ToolSyntax>((b & 7) % kSyntaxes);
-  const OutputFormat format{syntax, (b & 8) != 0, (b & 24) == 24};
-  const size_t piece = 1 + (b >> 5);
+  constexpr int kSyntaxes = static_cast<int>(ToolSyntax::Gemma4) + 1;
+  const auto syntax = static_cast<ToolSyntax>((b & 15) % kSyntaxes);
+  const OutputFormat format{syntax, (b & 16) != 0, (b & 48) == 48};
+  const size_t piece = 1 + (b >> 6);
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const ToolNames tools = {"get_weather", "f"};
 

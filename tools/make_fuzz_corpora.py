@@ -217,7 +217,7 @@ def modelfile_seeds(out):
 def chat_output_seeds(out):
     call = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
     seeds = {  # syntax: 0 none, 1 hermes, 2 llama3, 3 mistral, 4 qwen3-coder, 5 glm, 6 deepseek,
-             # 7 harmony
+             # 7 harmony, 8 gemma4
         "hermes": (1, True, False,
                    f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
         "hermes_bad": (1, False, False, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
@@ -236,10 +236,12 @@ def chat_output_seeds(out):
         "opened_think": (0, True, True, "reasoning\n</think>\n\nanswer"),
         "harmony": (7, False, False, "<|channel|>analysis<|message|>why<|end|><|start|>assistant"
                     "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>"),
+        "gemma4": (8, False, False, 'Sure.<|tool_call>call:f{a:<|"|>x, y<|"|>,b:[1,true,null],'
+                   'c:{d:2.5}}<tool_call|>'),
     }
     for name, (syntax, thinks, opened, text) in seeds.items():
-        for piece in (0, 3, 7):
-            first = syntax | thinks << 3 | opened << 4 | piece << 5
+        for piece in (0, 1, 3):
+            first = syntax | thinks << 4 | opened << 5 | piece << 6
             write(out, "chat_output", f"{name}_{piece}", bytes([first]) + text.encode())
 
 

@@ -5,7 +5,8 @@ the environment heron serve starts with) through the real SmolLM2 tokenizer and 
 detokenizer, so the server reads back exactly what a model of each family would write. The
 syntax comes from the chat template: store models created with Qwen3's template (Hermes
 <tool_call> JSON, <think>), Llama 3.2's (bare {"name", "parameters"} JSON), Qwen3.5's
-(<function=...> XML), a GLM-style one (laguna: <arg_key>/<arg_value>) and DeepSeek V3's."""
+(<function=...> XML), a GLM-style one (laguna: <arg_key>/<arg_value>), DeepSeek V3's and
+Gemma 4's (<|tool_call>call:NAME{..})."""
 import json
 import os
 import subprocess
@@ -49,7 +50,8 @@ def served(heron_bin, default_model, tmp_path_factory):
                  "llama3-style": ollama_template("ollama-index-24-llama3-instruct.jinja"),
                  "qwen35-style": ollama_template("ollama-testdata-qwen38_chat_template.jinja"),
                  "glm-style": ollama_template("ollama-testdata-laguna_v2_chat_template.jinja2"),
-                 "deepseek-style": tokenizer_template("deepseek_v3")}
+                 "deepseek-style": tokenizer_template("deepseek_v3"),
+                 "gemma4-style": ollama_template("ollama-testdata-gemma4_e2b_chat_template.jinja2")}
     for name, template in templates.items():
         modelfile = tmp / f"{name}.Modelfile"
         modelfile.write_text(f'FROM {default_model}\nTEMPLATE """{template}"""\n')
@@ -250,6 +252,7 @@ OTHER_SYNTAXES = {
     "deepseek-style": "Checking.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
                       "get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>"
                       "<｜tool▁calls▁end｜>",
+    "gemma4-style": 'Checking.\n<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
 }
 
 

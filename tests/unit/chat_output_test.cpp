@@ -371,6 +371,36 @@ TEST(HarmonyOutput, MalformedCallsAndPlainTextStayContent) {
                 {content("Just text <|end")});
 }
 
+// --- Gemma 4 -----------------------------------------------------------------------------
+
+TEST(ChatOutputFormat, Gemma4Templates) {
+  for (const char* name : {"ollama-testdata-gemma4_e2b_chat_template.jinja2",
+                           "ollama-testdata-gemma4_31b_chat_template.jinja2"}) {
+    EXPECT_EQ(detect_output_format(ollama_template(name), "").tools, ToolSyntax::Gemma4) << name;
+  }
+}
+
+TEST(Gemma4Calls, TemplateNotationBecomesJson) {
+  expect_events(
+      with_tools(ToolSyntax::Gemma4), kTools,
+      "Checking.<|tool_call>call:get_weather{city:<|\"|>Paris, France<|\"|>,days:3,"
+      "opts:{metric:true,tags:[<|\"|>a<|\"|>,null]}}<tool_call|><|tool_call>call:"
+      "get_time{}<tool_call|>",
+      {content("Checking."),
+       called("get_weather", R"({"city": "Paris, France", "days": 3, "opts": {"metric": true,)"
+                             R"( "tags": ["a", null]}})"),
+       called("get_time", "{}")});
+}
+
+TEST(Gemma4Calls, MalformedStaysContent) {
+  for (const std::string out :
+       {"<|tool_call>call:get_weather{city:<|\"|>Paris}<tool_call|>",
+        "<|tool_call>call:get_weather{city:Paris}<tool_call|>",
+        "<|tool_call>call:nope{}<tool_call|>", "<|tool_call>get_time{}<tool_call|>"}) {
+    expect_events(with_tools(ToolSyntax::Gemma4), kTools, out, {content(out)});
+  }
+}
+
 // --- thinking ----------------------------------------------------------------------------
 
 TEST(Thinking, SeparatedFromTheAnswer) {

@@ -46,5 +46,7 @@ CallSyntax glm_syntax();
 // DeepSeek V3 / R1 / V3.1: <｜tool▁calls▁begin｜> ... <｜tool▁calls▁end｜> around
 // <｜tool▁call▁begin｜>...<｜tool▁call▁end｜> per call.
 CallSyntax deepseek_syntax();
+// Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>.
+CallSyntax gemma4_syntax();
 
 }  // namespace heron::chat_output

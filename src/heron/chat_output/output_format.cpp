@@ -21,6 +21,7 @@ ToolSyntax detect_tools(std::string_view t) {
   if (has(t, "[TOOL_CALLS]")) return ToolSyntax::Mistral;
   if (has(t, "<｜tool▁calls▁begin｜>")) return ToolSyntax::DeepSeek;
   if (has(t, "<|channel|>")) return ToolSyntax::Harmony;
+  if (has(t, "<|tool_call>")) return ToolSyntax::Gemma4;
   return ToolSyntax::None;
 }
 
@@ -52,6 +53,8 @@ CallSyntax call_syntax(ToolSyntax tools) {
       return glm_syntax();
     case ToolSyntax::DeepSeek:
       return deepseek_syntax();
+    case ToolSyntax::Gemma4:
+      return gemma4_syntax();
     case ToolSyntax::Harmony:  // read by HarmonyReader, not by markers
     case ToolSyntax::None:
       break;

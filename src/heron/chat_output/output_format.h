@@ -9,7 +9,7 @@
 namespace heron::chat_output {
 
 // Harmony (gpt-oss) also carries the reasoning: its own channels, not <think>.
-enum class ToolSyntax { None, Hermes, Llama3, Mistral, Qwen3Coder, Glm, DeepSeek, Harmony };
+enum class ToolSyntax { None, Hermes, Llama3, Mistral, Qwen3Coder, Glm, DeepSeek, Harmony, Gemma4 };
 
 struct OutputFormat {
   ToolSyntax tools = ToolSyntax::None;
@@ -19,9 +19,9 @@ struct OutputFormat {
 
 // Tool syntax, in priority order: <tool_call> (with <arg_key>: GLM; with <function=:
 // Qwen3-Coder; else Hermes JSON), Llama 3's {"name", "parameters"}, Mistral's
-// [TOOL_CALLS], DeepSeek's <｜tool▁calls▁begin｜>, gpt-oss's <|channel|>. Thinking: the template
-// mentions <think>; `prompt` (the rendered one) ending in <think> means the answer begins inside
-// it.
+// [TOOL_CALLS], DeepSeek's <｜tool▁calls▁begin｜>, gpt-oss's <|channel|>, Gemma 4's <|tool_call>.
+// Thinking: the template mentions <think>; `prompt` (the rendered one) ending in <think> means the
+// answer begins inside it.
 OutputFormat detect_output_format(std::string_view template_source, std::string_view prompt);
 
 // The syntax's markers and parser; ToolSyntax::None has no markers.
