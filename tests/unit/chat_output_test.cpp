@@ -380,6 +380,23 @@ TEST(ChatOutputFormat, Gemma4Templates) {
   }
 }
 
+TEST(Thinking, Gemma4ThoughtChannel) {
+  const auto f = detect_output_format(
+      ollama_template("ollama-testdata-gemma4_e2b_chat_template.jinja2"), "<|turn>model\n");
+  ASSERT_TRUE(f.thinks);
+  EXPECT_FALSE(f.starts_in_thinking);
+  expect_events(
+      f, kTools,
+      "<|channel>thought\nThe user wants weather.\n<channel|>Checking.<|tool_call>call:"
+      "get_time{}<tool_call|>",
+      {thinking("The user wants weather."), content("Checking."), called("get_time", "{}")});
+  // After a tool response the template opens the channel in the prompt.
+  EXPECT_TRUE(
+      detect_output_format(ollama_template("ollama-testdata-gemma4_e2b_chat_template.jinja2"),
+                           "<|channel>thought\n")
+          .starts_in_thinking);
+}
+
 TEST(Gemma4Calls, TemplateNotationBecomesJson) {
   expect_events(
       with_tools(ToolSyntax::Gemma4), kTools,

@@ -30,11 +30,17 @@ ToolSyntax detect_tools(std::string_view t) {
 OutputFormat detect_output_format(std::string_view template_source, std::string_view prompt) {
   OutputFormat f;
   f.tools = detect_tools(template_source);
-  f.thinks = has(template_source, "<think>") || has(template_source, "</think>");
+  if (has(template_source, "<|channel>") && has(template_source, "<channel|>")) {
+    f.thinks = true;
+    f.think_open = "<|channel>thought";
+    f.think_close = "<channel|>";
+  } else {
+    f.thinks = has(template_source, "<think>") || has(template_source, "</think>");
+  }
   if (f.thinks) {
     const size_t end = prompt.find_last_not_of(" \t\r\n");
     f.starts_in_thinking =
-        end != std::string_view::npos && prompt.substr(0, end + 1).ends_with("<think>");
+        end != std::string_view::npos && prompt.substr(0, end + 1).ends_with(f.think_open);
   }
   return f;
 }

@@ -13,15 +13,18 @@ enum class ToolSyntax { None, Hermes, Llama3, Mistral, Qwen3Coder, Glm, DeepSeek
 
 struct OutputFormat {
   ToolSyntax tools = ToolSyntax::None;
-  bool thinks = false;              // reasons inside <think>...</think>
-  bool starts_in_thinking = false;  // the prompt itself opened <think>
+  bool thinks = false;              // reasons between think_open and think_close
+  bool starts_in_thinking = false;  // the prompt itself opened it
+  // <think>...</think>, or Gemma 4's <|channel>thought ... <channel|>.
+  std::string_view think_open = "<think>";
+  std::string_view think_close = "</think>";
 };
 
 // Tool syntax, in priority order: <tool_call> (with <arg_key>: GLM; with <function=:
 // Qwen3-Coder; else Hermes JSON), Llama 3's {"name", "parameters"}, Mistral's
 // [TOOL_CALLS], DeepSeek's <｜tool▁calls▁begin｜>, gpt-oss's <|channel|>, Gemma 4's <|tool_call>.
-// Thinking: the template mentions <think>; `prompt` (the rendered one) ending in <think> means the
-// answer begins inside it.
+// Thinking: the template mentions <think> (or Gemma 4's <|channel> and <channel|>);
+// `prompt` (the rendered one) ending in the opening marker means the answer begins inside it.
 OutputFormat detect_output_format(std::string_view template_source, std::string_view prompt);
 
 // The syntax's markers and parser; ToolSyntax::None has no markers.

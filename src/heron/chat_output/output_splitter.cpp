@@ -9,9 +9,6 @@ namespace heron::chat_output {
 
 namespace {
 
-constexpr std::string_view kThinkOpen = "<think>";
-constexpr std::string_view kThinkClose = "</think>";
-
 // The longest end of `text` that `marker` starts with (short of the whole marker).
 size_t partial_marker(std::string_view text, std::string_view marker) {
   for (size_t n = std::min(text.size(), marker.size() - 1); n > 0; --n) {
@@ -24,6 +21,8 @@ size_t partial_marker(std::string_view text, std::string_view marker) {
 
 OutputSplitter::OutputSplitter(const OutputFormat& format, ToolNames tools)
     : tools_(std::move(tools)),
+      think_open_(format.think_open),
+      think_close_(format.think_close),
       state_(!format.thinks              ? State::Content
              : format.starts_in_thinking ? State::Thinking
                                          : State::Start),
@@ -100,23 +99,23 @@ bool OutputSplitter::start(bool final) {
   const size_t first = buf_.find_first_not_of(kSpace);
   const std::string_view rest =
       first == std::string::npos ? std::string_view() : std::string_view(buf_).substr(first);
-  if (rest.starts_with(kThinkOpen)) {
-    buf_.erase(0, first + kThinkOpen.size());
+  if (rest.starts_with(think_open_)) {
+    buf_.erase(0, first + think_open_.size());
     state_ = State::Thinking;
     skip_space_ = true;
     return true;
   }
-  if (!final && kThinkOpen.starts_with(rest)) return false;  // "", "<", "<th", ...
+  if (!final && think_open_.starts_with(rest)) return false;  // "", "<", "<th", ...
   state_ = State::Content;
   return true;
 }
 
 bool OutputSplitter::thinking(bool final) {
   if (!drop_leading_space()) return false;
-  const size_t close = buf_.find(kThinkClose);
+  const size_t close = buf_.find(think_close_);
   if (close != std::string::npos) {
     emit(OutputEvent::Kind::Thinking, trim_end(std::string_view(buf_).substr(0, close)));
-    buf_.erase(0, close + kThinkClose.size());
+    buf_.erase(0, close + think_close_.size());
     state_ = State::Content;
     skip_space_ = true;  // the blank line templates put after </think>
     return true;
@@ -127,7 +126,7 @@ bool OutputSplitter::thinking(bool final) {
     return false;
   }
   // Hold a possible "</think>" start and the whitespace before it (dropped if it closes).
-  size_t keep = buf_.size() - partial_marker(buf_, kThinkClose);
+  size_t keep = buf_.size() - partial_marker(buf_, think_close_);
   while (keep > 0 && kSpace.find(buf_[keep - 1]) != std::string_view::npos) --keep;
   emit(OutputEvent::Kind::Thinking, std::string_view(buf_).substr(0, keep));
   buf_.erase(0, keep);

@@ -43,6 +43,7 @@ class OutputSplitter {
   bool drop_leading_space();  // false when nothing else is left
 
   ToolNames tools_;
+  std::string_view think_open_, think_close_;  // string literals: OutputFormat's markers
   CallSyntax syntax_;
   State state_;
   std::string buf_;               // output not yet settled
