@@ -31,6 +31,16 @@ BAD_JSON = '<tool_call>\n{"name": "get_weather", "arguments": {"city": }\n</tool
 REASONED = '<think>\nTwo plus two is four.\n</think>\n\nThe answer is 4.'
 
 
+# No Mistral template with [TOOL_CALLS] is among the fixtures: this one renders tools and
+# past calls the way Mistral's do ([AVAILABLE_TOOLS], [TOOL_CALLS] + a JSON array).
+MISTRAL_STYLE_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}{% if m.role == 'user' %}"
+    "{% if tools %}[AVAILABLE_TOOLS]{{ tools|tojson }}[/AVAILABLE_TOOLS]{% endif %}"
+    "[INST]{{ m.content }}[/INST]{% elif m.tool_calls %}[TOOL_CALLS]"
+    "{{ m.tool_calls|map(attribute='function')|list|tojson }}{{ eos_token }}"
+    "{% else %}{{ m.content }}{{ eos_token }}{% endif %}{% endfor %}")
+
+
 def tokenizer_template(family):
     raw = subprocess.run(["zstd", "-dc", FIXTURES / "tokenizers" / family /
                           "tokenizer_config.json.zst"], capture_output=True, check=True).stdout
@@ -51,7 +61,8 @@ def served(heron_bin, default_model, tmp_path_factory):
                  "qwen35-style": ollama_template("ollama-testdata-qwen38_chat_template.jinja"),
                  "glm-style": ollama_template("ollama-testdata-laguna_v2_chat_template.jinja2"),
                  "deepseek-style": tokenizer_template("deepseek_v3"),
-                 "gemma4-style": ollama_template("ollama-testdata-gemma4_e2b_chat_template.jinja2")}
+                 "gemma4-style": ollama_template("ollama-testdata-gemma4_e2b_chat_template.jinja2"),
+                 "mistral-style": MISTRAL_STYLE_TEMPLATE}
     for name, template in templates.items():
         modelfile = tmp / f"{name}.Modelfile"
         modelfile.write_text(f'FROM {default_model}\nTEMPLATE """{template}"""\n')
@@ -253,6 +264,7 @@ OTHER_SYNTAXES = {
                       "get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>"
                       "<｜tool▁calls▁end｜>",
     "gemma4-style": 'Checking.\n<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+    "mistral-style": 'Checking.\n[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]',
 }
 
 
