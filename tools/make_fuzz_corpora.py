@@ -17,6 +17,8 @@ Writes OUT_DIR/<target>/<name> files (rebuilt from scratch each run):
   api_request         Ollama and OpenAI request bodies
   runner_ndjson       runner streams as runner/ndjson.cpp writes them (first byte: piece size)
   modelfile           Modelfiles using every instruction, quoting style and comment form
+  chat_output         model outputs with tool calls and <think> reasoning in each syntax
+                      (first byte: syntax, thinking flags and piece size)
 """
 import copy
 import json
@@ -212,6 +214,37 @@ def modelfile_seeds(out):
         write(out, "modelfile", name, text.encode())
 
 
+def chat_output_seeds(out):
+    call = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    seeds = {  # syntax: 0 none, 1 hermes, 2 llama3, 3 mistral, 4 qwen3-coder, 5 glm, 6 deepseek,
+             # 7 harmony, 8 gemma4
+        "hermes": (1, True, False,
+                   f"<think>\nwhy\n</think>\n\nSure.\n<tool_call>\n{call}\n</tool_call>"),
+        "hermes_bad": (1, False, False, '<tool_call>{"name": "x", "arguments": [}</tool_call> after'),
+        "llama3": (2, False, False, '{"name": "f", "parameters": {"a": 1}}'),
+        "llama3_tag": (2, False, False,
+                       '<|python_tag|>{"name": "f", "parameters": {}}; {"name": "get_weather"}'),
+        "mistral": (3, False, False, f"[TOOL_CALLS] [{call}]"),
+        "mistral_named": (3, False, False,
+                          '[TOOL_CALLS]f[ARGS]{"a": "b"}[TOOL_CALLS]get_weather[ARGS]{}'),
+        "qwen3_coder": (4, True, False, "<tool_call>\n<function=f>\n<parameter=a>\n1\n"
+                        "</parameter>\n</function>\n</tool_call>"),
+        "glm": (5, False, False, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>x</arg_value>\n"
+                "</tool_call>"),
+        "deepseek": (6, False, False, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+                     "f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        "opened_think": (0, True, True, "reasoning\n</think>\n\nanswer"),
+        "harmony": (7, False, False, "<|channel|>analysis<|message|>why<|end|><|start|>assistant"
+                    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>"),
+        "gemma4": (8, False, False, 'Sure.<|tool_call>call:f{a:<|"|>x, y<|"|>,b:[1,true,null],'
+                   'c:{d:2.5}}<tool_call|>'),
+    }
+    for name, (syntax, thinks, opened, text) in seeds.items():
+        for piece in (0, 1, 3):
+            first = syntax | thinks << 4 | opened << 5 | piece << 6
+            write(out, "chat_output", f"{name}_{piece}", bytes([first]) + text.encode())
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -226,6 +259,7 @@ def main():
     api_seeds(out)
     ndjson_seeds(out)
     modelfile_seeds(out)
+    chat_output_seeds(out)
     shutil.rmtree(tmp)
     for d in sorted(p for p in out.iterdir()):
         print(f"{d.name}: {len(list(d.iterdir()))} seeds")

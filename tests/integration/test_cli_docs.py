@@ -6,8 +6,9 @@ import subprocess
 
 from conftest import ROOT
 
-# Set by `heron serve` for each runner it starts; not a user's setting.
-INTERNAL = {"HERON_RUNNER_TOKEN"}
+# Set by `heron serve` for each runner it starts, or by the integration tests (a runner
+# that emits a file's text instead of sampling): not a user's setting.
+INTERNAL = {"HERON_RUNNER_TOKEN", "HERON_TEST_SCRIPTED_OUTPUT"}
 
 
 def readme_table():

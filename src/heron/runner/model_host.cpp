@@ -7,6 +7,7 @@
 
 #include "heron/core/error.h"
 #include "heron/runner/cache_setup.h"
+#include "heron/runner/scripted_output.h"
 #include "heron/spec/cost_file.h"
 #include "heron/template/chat_prompt.h"
 
@@ -158,14 +159,16 @@ void ModelHost::run(CompletionJob& job) {
     };
     engine::Speculation speculation{
         draft_model_ ? static_cast<spec::Drafter&>(*draft_model_) : lookup_, controller_};
-    auto stats = engine::generate(
-        *loaded_.model, *cache_, job.prompt, options,
-        [&](const engine::TokenStep& step) {
-          if (job.cancelled) return engine::Next::Cancel;
-          send(emitter.feed(step));
-          return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
-        },
-        speculation_.enabled ? &speculation : nullptr);
+    auto on_token = [&](const engine::TokenStep& step) {
+      if (job.cancelled) return engine::Next::Cancel;
+      send(emitter.feed(step));
+      return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
+    };
+    auto stats = scripted_output_
+                     ? emit_scripted_output(*scripted_output_, *loaded_.tokenizer,
+                                            static_cast<int>(job.prompt.size()), options, on_token)
+                     : engine::generate(*loaded_.model, *cache_, job.prompt, options, on_token,
+                                        speculation_.enabled ? &speculation : nullptr);
     if (stats.done_reason != "cancelled") send(emitter.finish());
     const bool speculated = stats.speculation.rounds > 0;
     done(std::move(stats));

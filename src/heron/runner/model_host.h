@@ -15,6 +15,7 @@
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
 #include "heron/runner/draft_setup.h"
+#include "heron/runner/scripted_output.h"
 #include "heron/spec/depth_controller.h"
 #include "heron/spec/draft_model.h"
 #include "heron/spec/prompt_lookup.h"
@@ -75,7 +76,9 @@ class ModelHost {
   mutable std::mutex status_mu_;
   nlohmann::json status_;
   nlohmann::json chat_format_;  // chat::ChatFormat of the tokenizer, for /status
-  Worker worker_;               // last member: destroyed first, so no job outlives the model
+  // Tests only (runner/scripted_output.h): the text every completion emits.
+  std::optional<std::filesystem::path> scripted_output_ = scripted_output_from_env();
+  Worker worker_;  // last member: destroyed first, so no job outlives the model
 };
 
 }  // namespace heron::runner

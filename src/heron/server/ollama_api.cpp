@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "heron/chat_output/output_splitter.h"
 #include "heron/core/version.h"
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
@@ -24,13 +25,58 @@ using json = nlohmann::json;
 
 enum class Kind { Generate, Chat };
 
-// The text of one piece in the API's shape: "response" or "message".
-json body_for(Kind kind, const std::string& model, const std::string& text) {
+// What one response object carries: answer text, reasoning and complete tool calls.
+struct Reply {
+  std::string content;
+  std::string thinking;
+  std::vector<chat_output::ToolCall> calls;
+};
+
+// How a chat answer is read back: the template's output syntax and the request's tools.
+// Unset for raw prompts, whose text passes as it is.
+struct Reading {
+  chat_output::OutputFormat format;
+  chat_output::ToolNames tools;
+};
+
+Reply reply_of(std::vector<chat_output::OutputEvent> events) {
+  Reply r;
+  for (auto& e : events) {
+    switch (e.kind) {
+      case chat_output::OutputEvent::Kind::Thinking:
+        r.thinking += e.text;
+        break;
+      case chat_output::OutputEvent::Kind::Content:
+        r.content += e.text;
+        break;
+      case chat_output::OutputEvent::Kind::Call:
+        r.calls.push_back(std::move(e.call));
+        break;
+    }
+  }
+  return r;
+}
+
+// Ollama's message.tool_calls: arguments as an object.
+json tool_calls_json(const std::vector<chat_output::ToolCall>& calls) {
+  json out = json::array();
+  for (const auto& c : calls) {
+    out.push_back(
+        {{"function", {{"name", c.name}, {"arguments", json::parse(c.arguments_json())}}}});
+  }
+  return out;
+}
+
+// One piece in the API's shape: "response" (+ "thinking") or "message".
+json body_for(Kind kind, const std::string& model, const Reply& r) {
   json j = {{"model", model}, {"created_at", rfc3339_now()}};
   if (kind == Kind::Generate) {
-    j["response"] = text;
+    j["response"] = r.content;
+    if (!r.thinking.empty()) j["thinking"] = r.thinking;
   } else {
-    j["message"] = {{"role", "assistant"}, {"content", text}};
+    j["message"] = {{"role", "assistant"}, {"content", r.content}};
+    if (!r.thinking.empty()) j["message"]["thinking"] = r.thinking;
+    if (!r.calls.empty()) j["message"]["tool_calls"] = tool_calls_json(r.calls);
   }
   return j;
 }
@@ -57,7 +103,7 @@ std::string ndjson(const json& j) {
 // Load only (empty prompt or messages), or unload with keep_alive 0: Ollama answers
 // with done_reason "load" / "unload".
 void load_or_unload(httplib::Response& res, ServerContext& ctx, const OllamaRequest& r, Kind kind) {
-  json j = body_for(kind, r.model.name, "");
+  json j = body_for(kind, r.model.name, Reply{});
   if (!r.keep_alive.forever && r.keep_alive.duration.count() == 0) {
     ctx.pool.unload(r.model);
     j["done_reason"] = "unload";
@@ -70,26 +116,54 @@ void load_or_unload(httplib::Response& res, ServerContext& ctx, const OllamaRequ
 }
 
 void respond(const httplib::Request& req, httplib::Response& res,
-             std::shared_ptr<CompletionCall> call, const OllamaRequest& r, Kind kind) {
+             std::shared_ptr<CompletionCall> call, const OllamaRequest& r, Kind kind,
+             const std::optional<Reading>& reading) {
   const std::string model = r.model.name;
   if (!r.stream) {
     auto all = collect(*call, http::ClientWatch(req));
     if (all.client_gone) return;
-    json j = body_for(kind, model, all.content);
+    Reply reply{all.content};
+    if (reading) {
+      auto split = chat_output::split_output(reading->format, reading->tools, all.content);
+      reply = {std::move(split.content), std::move(split.thinking), std::move(split.calls)};
+    }
+    json j = body_for(kind, model, reply);
     add_stats(j, all.final_line, *call);
     if (r.params.logprobs.enabled) j["logprobs"] = client_logprobs(all.logprobs);
     http::send_json(res, j);
     return;
   }
-  auto format = [call, model, kind](const json& line) {
-    json j = body_for(kind, model, line.value("content", ""));
+  std::shared_ptr<chat_output::OutputSplitter> splitter;
+  if (reading)
+    splitter = std::make_shared<chat_output::OutputSplitter>(reading->format, reading->tools);
+  auto format = [call, model, kind, splitter](const json& line) {
+    const bool done = line.value("done", false);
+    const std::string text = line.value("content", "");
+    std::string out;
+    Reply piece{text};
+    if (splitter) {
+      auto events = splitter->feed(text);
+      if (done) {  // what the end settles: held text, an unclosed call
+        for (auto& e : splitter->finish()) events.push_back(std::move(e));
+      }
+      piece = reply_of(std::move(events));
+    }
+    const bool has_text = !piece.content.empty() || !piece.thinking.empty() || !piece.calls.empty();
+    if (done && has_text && splitter) {  // the last text goes before the final object
+      json j = body_for(kind, model, piece);
+      j["done"] = false;
+      out += ndjson(j);
+      piece = Reply{};
+    }
+    if (!done && !has_text && !line.contains("logprobs") && splitter) return out;  // held back
+    json j = body_for(kind, model, piece);
     if (line.contains("logprobs")) j["logprobs"] = client_logprobs(line["logprobs"]);
-    if (line.value("done", false)) {
+    if (done) {
       add_stats(j, line, *call);
     } else {
       j["done"] = false;
     }
-    return ndjson(j);
+    return out + ndjson(j);
   };
   auto format_error = [](int, const std::string& message) { return ndjson({{"error", message}}); };
   stream_completion(res, std::move(call), "application/x-ndjson", format, format_error);
@@ -125,16 +199,18 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
   if (prompt.empty()) return load_or_unload(res, ctx, r, Kind::Generate);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   Prompt text{prompt, true};
+  std::optional<Reading> reading;
   if (!raw) {
     chat::ChatInput input;
     if (system) input.messages.push_back({{"role", "system"}, {"content", *system}});
     input.messages.push_back({{"role", "user"}, {"content", prompt}});
     add_think_keywords(body, input);
     text = {render_prompt(lease->status(), r.model, input, "prompt"), false};
+    reading = Reading{output_format(lease->status(), r.model, input, text.text), {}};
   }
   respond(req, res,
           std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0, ctx.metrics), r,
-          Kind::Generate);
+          Kind::Generate, reading);
 }
 
 void chat_handler(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {
@@ -146,9 +222,11 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   if (input.messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   Prompt text{render_prompt(lease->status(), r.model, input, "messages"), false};
+  Reading reading{output_format(lease->status(), r.model, input, text.text),
+                  chat_output::tool_names(input.tools)};
   respond(req, res,
           std::make_shared<CompletionCall>(std::move(lease), text, r.params, t0, ctx.metrics), r,
-          Kind::Chat);
+          Kind::Chat, reading);
 }
 
 }  // namespace

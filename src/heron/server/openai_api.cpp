@@ -5,6 +5,7 @@
 #include <random>
 #include <utility>
 
+#include "heron/chat_output/output_splitter.h"
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
 #include "heron/http/responses.h"
@@ -68,9 +69,23 @@ std::string new_id(const char* prefix) {
   return id;
 }
 
-std::string finish_reason(const json& final_line) {
+std::string finish_reason(const json& final_line, bool called = false) {
+  if (called) return "tool_calls";
   const auto r = final_line.value("done_reason", "stop");
   return r == "length" ? "length" : "stop";
+}
+
+// How a chat answer is read back: the template's output syntax and the request's tools.
+struct Reading {
+  chat_output::OutputFormat format;
+  chat_output::ToolNames tools;
+};
+
+// OpenAI's function call: arguments as a JSON string, in the model's key order.
+json tool_call_json(const chat_output::ToolCall& call, const std::string& id) {
+  return {{"id", id},
+          {"type", "function"},
+          {"function", {{"name", call.name}, {"arguments", call.arguments_json()}}}};
 }
 
 json usage(const json& final_line) {
@@ -117,18 +132,31 @@ struct Shape {
   }
 };
 
+// `reading` applies to chat answers; legacy completions pass their text as it is.
 void respond(const httplib::Request& req, httplib::Response& res,
-             std::shared_ptr<CompletionCall> call, const OpenAIRequest& r, bool chat) {
+             std::shared_ptr<CompletionCall> call, const OpenAIRequest& r, bool chat,
+             const Reading& reading = {}) {
   Shape shape{chat, new_id(chat ? "chatcmpl-" : "cmpl-"), unix_seconds_now(), r.model.name};
   const bool logprobs = r.params.logprobs.enabled;
   if (!r.stream) {
     auto all = collect(*call, http::ClientWatch(req));
     if (all.client_gone) return;
     json j = shape.head();
-    json choice = {{"index", 0}, {"finish_reason", finish_reason(all.final_line)}};
+    auto split = chat_output::split_output(reading.format, reading.tools, all.content);
+    json choice = {{"index", 0},
+                   {"finish_reason", finish_reason(all.final_line, !split.calls.empty())}};
     if (chat) {
       j["object"] = "chat.completion";
-      choice["message"] = {{"role", "assistant"}, {"content", all.content}};
+      json message = {{"role", "assistant"}, {"content", split.content}};
+      if (split.content.empty() && !split.calls.empty()) message["content"] = nullptr;
+      if (!split.thinking.empty()) message["reasoning_content"] = split.thinking;
+      if (!split.calls.empty()) {
+        message["tool_calls"] = json::array();
+        for (const auto& c : split.calls) {
+          message["tool_calls"].push_back(tool_call_json(c, new_id("call_")));
+        }
+      }
+      choice["message"] = std::move(message);
       choice["logprobs"] =
           logprobs ? json{{"content", client_logprobs(all.logprobs)}} : json(nullptr);
     } else {
@@ -142,8 +170,10 @@ void respond(const httplib::Request& req, httplib::Response& res,
   }
   auto first = std::make_shared<bool>(true);
   auto offset = std::make_shared<size_t>(0);
+  auto splitter = std::make_shared<chat_output::OutputSplitter>(reading.format, reading.tools);
+  auto calls = std::make_shared<int>(0);  // tool calls streamed so far: the next one's index
   const bool include_usage = r.include_usage;
-  auto format = [shape, first, offset, logprobs, include_usage](const json& line) {
+  auto format = [shape, first, offset, logprobs, include_usage, splitter, calls](const json& line) {
     const bool done = line.value("done", false);
     const std::string text = line.value("content", "");
     std::string out;
@@ -153,24 +183,53 @@ void respond(const httplib::Request& req, httplib::Response& res,
       j["choices"] = json::array({std::move(choice)});
       out += sse(j);
     };
-    if (!text.empty() || line.contains("logprobs") || (*first && shape.chat)) {
+    // The line's logprobs ride on its first chunk.
+    bool logprobs_sent = !line.contains("logprobs");
+    auto delta_chunk = [&](json delta) {
       json choice = {{"finish_reason", nullptr}, {"logprobs", nullptr}};
-      if (shape.chat) {
-        choice["delta"] = {{"content", text}};
-        if (*first) choice["delta"]["role"] = "assistant";
-      } else {
-        choice["text"] = text;
+      if (*first) delta["role"] = "assistant";
+      *first = false;
+      choice["delta"] = std::move(delta);
+      if (!logprobs_sent && logprobs) {
+        choice["logprobs"] = json{{"content", client_logprobs(line["logprobs"])}};
       }
+      logprobs_sent = true;
+      chunk(std::move(choice));
+    };
+    if (shape.chat) {
+      auto events = splitter->feed(text);
+      if (done) {
+        for (auto& e : splitter->finish()) events.push_back(std::move(e));
+      }
+      for (auto& e : events) {
+        using Kind = chat_output::OutputEvent::Kind;
+        if (e.kind == Kind::Content) {
+          delta_chunk({{"content", e.text}});
+        } else if (e.kind == Kind::Thinking) {
+          delta_chunk({{"reasoning_content", e.text}});
+        } else {
+          // As the openai client assembles calls: id, type and name first, then the
+          // arguments string (which may come in any number of pieces).
+          const int index = (*calls)++;
+          json head = tool_call_json(e.call, new_id("call_"));
+          head["index"] = index;
+          head["function"]["arguments"] = "";
+          delta_chunk({{"tool_calls", json::array({head})}});
+          json args = {{"index", index}, {"function", {{"arguments", e.call.arguments_json()}}}};
+          delta_chunk({{"tool_calls", json::array({args})}});
+        }
+      }
+      if (!logprobs_sent || *first) delta_chunk({{"content", ""}});
+    } else if (!text.empty() || line.contains("logprobs")) {
+      json choice = {{"finish_reason", nullptr}, {"logprobs", nullptr}, {"text", text}};
       if (logprobs && line.contains("logprobs")) {
-        choice["logprobs"] = shape.chat ? json{{"content", client_logprobs(line["logprobs"])}}
-                                        : legacy_logprobs(line["logprobs"], *offset);
+        choice["logprobs"] = legacy_logprobs(line["logprobs"], *offset);
       }
       *offset += text.size();
-      *first = false;
       chunk(std::move(choice));
     }
     if (done) {
-      json choice = {{"finish_reason", finish_reason(line)}, {"logprobs", nullptr}};
+      json choice = {{"finish_reason", finish_reason(line, *calls > 0)}, {"logprobs", nullptr}};
       if (shape.chat) {
         choice["delta"] = json::object();
       } else {
@@ -216,9 +275,11 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   auto r = parse_openai_request(body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   Prompt prompt{render_prompt(lease->status(), r.model, input, "messages"), false};
+  Reading reading{output_format(lease->status(), r.model, input, prompt.text),
+                  chat_output::tool_names(input.tools)};
   respond(req, res,
           std::make_shared<CompletionCall>(std::move(lease), prompt, r.params, t0, ctx.metrics), r,
-          true);
+          true, reading);
 }
 
 void completions(const httplib::Request& req, httplib::Response& res, ServerContext& ctx) {

@@ -48,4 +48,18 @@ std::string render_prompt(const nlohmann::json& runner_status, const ResolvedMod
   return prompt;
 }
 
+chat_output::OutputFormat output_format(const nlohmann::json& runner_status,
+                                        const ResolvedModel& model, const chat::ChatInput& input,
+                                        const std::string& prompt) {
+  const auto format = runner_status.find("chat");
+  if (format == runner_status.end()) return {};
+  try {
+    const auto source = chat::select_template(chat::ChatFormat::from_json(*format),
+                                              !input.tools.is_null(), model.chat_template);
+    return chat_output::detect_output_format(source, prompt);
+  } catch (const Error&) {
+    return {};  // render_prompt has already refused such a request
+  }
+}
+
 }  // namespace heron::server

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heron/chat_output/output_format.h"
 #include "heron/server/model_resolver.h"
 #include "heron/template/chat_prompt.h"
 
@@ -17,5 +18,11 @@ constexpr size_t kMaxPromptBytes = size_t{16} << 20;
 // naming `field` ("messages", "prompt") when the prompt is over kMaxPromptBytes.
 std::string render_prompt(const nlohmann::json& runner_status, const ResolvedModel& model,
                           const chat::ChatInput& input, const std::string& field);
+
+// How to read the answer to `prompt` back (chat_output/): the syntax of the template it
+// was rendered with. A template that cannot be chosen has no syntax.
+chat_output::OutputFormat output_format(const nlohmann::json& runner_status,
+                                        const ResolvedModel& model, const chat::ChatInput& input,
+                                        const std::string& prompt);
 
 }  // namespace heron::server
