@@ -20,16 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path.string() + ": cannot open");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(path.string() + ": invalid JSON: " + e.what());
-  }
-}
-
 bool on_gpu() {
   return mx::default_device() == mx::Device::gpu;
 }
@@ -161,6 +151,16 @@ io::WeightMap load_safetensors(const store::ModelFiles& files) {
     }
   }
   return mine;
+}
+
+nlohmann::json read_json_file(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path.string() + ": cannot open");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(path.string() + ": invalid JSON: " + e.what());
+  }
 }
 
 std::unique_ptr<tokenizer::Tokenizer> load_tokenizer(const store::ModelFiles& files) {

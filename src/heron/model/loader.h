@@ -40,6 +40,8 @@ LoadedModel load_model(const std::filesystem::path& path, const LoadOptions& opt
 // The same from a model's files, wherever they live.
 LoadedModel load_files(const store::ModelFiles& files, const LoadOptions& options = {});
 
+// A JSON file's contents; a missing or malformed file is a heron::Error naming it.
+nlohmann::json read_json_file(const std::filesystem::path& path);
 // A model's safetensors weights (Hugging Face names) and its tokenizer (null when it has
 // none), wherever its files live; for loaders of other kinds of models (encoders).
 io::WeightMap load_safetensors(const store::ModelFiles& files);

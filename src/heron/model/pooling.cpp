@@ -1,11 +1,10 @@
 #include "heron/model/pooling.h"
 
-#include <fstream>
-
 #include <mlx/ops.h>
 #include <nlohmann/json.hpp>
 
 #include "heron/core/error.h"
+#include "heron/model/loader.h"
 
 namespace heron::model {
 
@@ -14,16 +13,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path.string() + ": cannot be read");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
 Pooling::Mode mode_of(const json& config, const fs::path& path) {
   if (!config.is_object()) throw Error(path.string() + ": expected a JSON object");
@@ -44,7 +33,7 @@ Pooling::Mode mode_of(const json& config, const fs::path& path) {
 // modules.json's Pooling module entry (null when there is none) and whether a Normalize
 // module follows.
 std::pair<json, bool> pooling_module(const fs::path& modules_path) {
-  const json modules = read_json(modules_path);
+  const json modules = read_json_file(modules_path);
   if (!modules.is_array()) throw Error(modules_path.string() + ": expected a JSON array");
   json pooling = nullptr;
   bool normalize = false;
@@ -78,7 +67,8 @@ std::optional<fs::path> pooling_config_path(const store::ModelFiles& files) {
 Pooling read_pooling(const store::ModelFiles& files) {
   const auto config = pooling_config_path(files);
   if (!config) return {Pooling::Mode::Mean, true};
-  return {mode_of(read_json(*config), *config), pooling_module(*files.find("modules.json")).second};
+  return {mode_of(read_json_file(*config), *config),
+          pooling_module(*files.find("modules.json")).second};
 }
 
 mx::array Pooling::operator()(const mx::array& hidden, const mx::array& lengths) const {

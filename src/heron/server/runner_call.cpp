@@ -27,7 +27,6 @@ nlohmann::json call_runner(Lease& lease, const std::string& path, const nlohmann
     if (answer.is_object() && answer.contains("error") && answer["error"].is_string()) {
       message = answer["error"].get<std::string>();
     }
-    if (reply->status == 503) throw http::HttpError(503, message);
     throw http::HttpError(reply->status, message);
   }
   if (answer.is_discarded()) throw http::HttpError(502, "the model runner's answer is not JSON");
