@@ -25,6 +25,7 @@ class MatcherEngine {
   MatcherEngine(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const Vocabulary> vocab)
       : grammar_(std::move(grammar)), vocab_(std::move(vocab)), el_(grammar_->elements()) {
     nodes_.push_back({0, 0});  // id 0: the empty stack
+    clear_sets();
   }
 
   std::vector<uint32_t> initial() {
@@ -55,13 +56,13 @@ class MatcherEngine {
     m->allowed.assign(vocab_->size(), 0);
     const auto& trie = vocab_->trie();
     const auto& tokens = vocab_->trie_tokens();
+    if (sets_.size() > kMaxSets) clear_sets();
     levels_.resize(vocab_->max_depth() + 1);
-    levels_[0] = state;
+    levels_[0] = set_id(state);
     for (size_t i = 0; i < trie.size();) {
       const auto& node = trie[i];
-      auto& here = levels_[node.depth];
-      step(levels_[node.depth - 1], node.byte, here);
-      if (here.empty()) {
+      const uint32_t here = levels_[node.depth] = next(levels_[node.depth - 1], node.byte);
+      if (here == kEmptySet) {
         i = node.skip;
         continue;
       }
@@ -168,7 +169,41 @@ class MatcherEngine {
   std::unordered_map<uint64_t, uint32_t> intern_;
   std::vector<std::vector<uint32_t>> succ_;
   std::vector<uint8_t> done_;
-  std::vector<std::vector<uint32_t>> levels_;
+  // Sets of stacks seen while walking the trie, numbered, with their transitions by byte
+  // filled in as met (a DFA built lazily): most trie nodes then cost one array read.
+  static constexpr uint32_t kEmptySet = 0;
+  static constexpr size_t kMaxSets = 16384;  // 1 KiB of transitions each
+
+  void clear_sets() {
+    sets_.clear();
+    set_index_.clear();
+    next_.clear();
+    set_id({});
+  }
+
+  uint32_t set_id(const std::vector<uint32_t>& set) {
+    auto [it, fresh] = set_index_.try_emplace(set, static_cast<uint32_t>(sets_.size()));
+    if (fresh) {
+      sets_.push_back(set);
+      next_.resize(next_.size() + 256, kUnknown);
+    }
+    return it->second;
+  }
+
+  uint32_t next(uint32_t set, uint8_t byte) {
+    if (const uint32_t to = next_[size_t{set} * 256 + byte]; to != kUnknown) return to;
+    step(sets_[set], byte, scratch_);
+    const uint32_t to = set_id(scratch_);  // may grow next_: index it afresh
+    next_[size_t{set} * 256 + byte] = to;
+    return to;
+  }
+
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+  std::vector<std::vector<uint32_t>> sets_;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, StateHash> set_index_;
+  std::vector<uint32_t> next_;
+  std::vector<uint32_t> scratch_;
+  std::vector<uint32_t> levels_;
   std::unordered_map<std::vector<uint32_t>, std::shared_ptr<const TokenMask>, StateHash> masks_;
 };
 
