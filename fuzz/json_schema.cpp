@@ -22,10 +22,12 @@ namespace {
 std::shared_ptr<const Vocabulary> vocabulary() {
   static const auto v = [] {
     std::vector<std::optional<std::string>> bytes;
-    for (const char* t : {"{", "}", "[", "]", ":", ",", " ", "\n", "\"", "\\", "-", ".", "e",
-                          "0", "1", "9", "a", "z", "A", "_", "@", "T", "t", "true", "false",
-                          "null", "\":", "\",\"", "\xC3", "\xA9", "\xC3\xA9", "\xF0\x9F\x98\x80",
-                          "u00e9", "n", "", "/"})
+    for (const char* t :
+         {"{",     "}",    "[",   "]",     ":",    ",",    " ",        "\n",
+          "\"",    "\\",   "-",   ".",     "e",    "0",    "1",        "9",
+          "a",     "z",    "A",   "_",     "@",    "T",    "t",        "true",
+          "false", "null", "\":", "\",\"", "\xC3", "\xA9", "\xC3\xA9", "\xF0\x9F\x98\x80",
+          "u00e9", "n",    "",    "/"})
       bytes.emplace_back(t);
     bytes.emplace_back(std::nullopt);  // the end token
     const auto end = static_cast<int32_t>(bytes.size() - 1);

@@ -294,6 +294,7 @@ TEST(GrammarSchema, UnsupportedKeywordsAreNamed) {
   EXPECT_NE(error_of(R"({"$ref":"#"})").find("left-recursive"), std::string::npos);
   EXPECT_NE(error_of(R"({"anyOf":[{"$ref":"#"},{"type":"null"}]})").find("left-recursive"),
             std::string::npos);
+  EXPECT_THROW(compile_json_schema(json{{"const", "\xFF"}}), heron::Error);
   // Annotations are fine.
   EXPECT_EQ(error_of(R"({"title":"t","description":"d","$schema":"x","examples":[1],
     "default":1,"strict":true,"type":"integer"})"),

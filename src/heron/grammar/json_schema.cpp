@@ -662,9 +662,14 @@ class Compiler {
 }  // namespace
 
 std::shared_ptr<const Grammar> compile_json_schema(const nlohmann::ordered_json& schema) {
-  Compiler c(schema);
-  const uint32_t root = c.compile_root();
-  return std::move(c.builder()).build(root);
+  try {
+    Compiler c(schema);
+    const uint32_t root = c.compile_root();
+    return std::move(c.builder()).build(root);
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. a const string that is not UTF-8 (possible only in a json built in code).
+    throw Error(std::string("invalid JSON schema: ") + e.what());
+  }
 }
 
 std::shared_ptr<const Grammar> compile_json_schema(const nlohmann::json& schema) {
