@@ -14,22 +14,23 @@ GrammarBuilder::Seq GrammarBuilder::literal(std::string_view s) {
 }
 
 uint32_t GrammarBuilder::declare() {
-  reserve(1);
+  check_room(1);
+  ++size_;
   rules_.emplace_back();
   return static_cast<uint32_t>(rules_.size() - 1);
 }
 
-void GrammarBuilder::reserve(size_t elements) {
+void GrammarBuilder::check_room(size_t elements) const {
   if (elements > kMaxGrammarElements || size_ + elements > kMaxGrammarElements)
     throw Error("schema too large: its grammar would exceed " +
                 std::to_string(kMaxGrammarElements) + " elements");
-  size_ += elements;
 }
 
 void GrammarBuilder::define(uint32_t rule, std::vector<Seq> alternatives) {
   size_t n = 0;
   for (const auto& a : alternatives) n += a.size() + 1;
-  reserve(n);
+  check_room(n);
+  size_ += n;
   rules_[rule] = std::move(alternatives);
 }
 
@@ -52,7 +53,7 @@ uint32_t GrammarBuilder::add(std::vector<Seq> alternatives) {
 }
 
 uint32_t GrammarBuilder::repeat(uint32_t rule, size_t min, std::optional<size_t> max) {
-  reserve(min + (max ? 3 * (*max - std::min(*max, min)) : 0));
+  check_room(min + (max ? 4 * (*max - std::min(*max, min)) : 0));
   Seq head(min, ref(rule));
   if (!max) {
     const uint32_t star = declare();

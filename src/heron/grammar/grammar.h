@@ -55,8 +55,9 @@ class GrammarBuilder {
   uint32_t add(std::vector<Seq> alternatives);
   // `rule` repeated min..max times (max: nullopt for unbounded).
   uint32_t repeat(uint32_t rule, size_t min, std::optional<size_t> max);
-  // Throws heron::Error when the grammar would exceed kMaxGrammarElements.
-  void reserve(size_t elements);
+  // Throws heron::Error when `elements` more would exceed kMaxGrammarElements: checked
+  // before building something large, so that it fails before taking the memory.
+  void check_room(size_t elements) const;
 
   // Throws heron::Error for a left-recursive grammar (a rule that can reach itself without
   // consuming a byte), which no top-down matcher could run.

@@ -511,7 +511,7 @@ class Compiler {
       return rest;
     };
     const size_t first_loop = std::max<size_t>({k, min, 1});
-    if (max) b_.reserve(*max * 4);
+    if (max) b_.check_room(*max * 7);
     // tails[i]: what may follow once i items are out (i >= 1).
     const size_t last = max ? std::max<size_t>(*max, 1) : first_loop;
     std::vector<uint32_t> tails(last + 1);
