@@ -249,6 +249,8 @@ TEST(GrammarSchema, Patterns) {
   EXPECT_NE(error_of(R"j({"pattern":"a(?=b)"})j").find("unsupported pattern"), std::string::npos);
   EXPECT_NE(error_of(R"({"pattern":"(a"})").find("unbalanced"), std::string::npos);
   EXPECT_NE(error_of(R"({"pattern":"a^b"})").find("anchors"), std::string::npos);
+  EXPECT_TRUE(valid(R"({"pattern":"^a{b}$"})", R"("a{b}")"));  // '{' without a count: literal
+  EXPECT_NE(error_of(R"j({"pattern":"(a*)*"})j").find("left-recursive"), std::string::npos);
 }
 
 TEST(GrammarSchema, Formats) {
@@ -312,6 +314,12 @@ TEST(GrammarSchema, BlowupsAreErrors) {
   for (char c = 'a'; c <= 'k'; ++c) many += std::string(1, c) + "{100000}";
   EXPECT_NE(error_of(json{{"pattern", many}}.dump()).find("schema too large"), std::string::npos);
   EXPECT_EQ(error_of(R"j({"pattern":"^((a{1000}){1000}){1000}$"})j"), "");  // small grammar
+  // Ambiguous counted repetition: the stack set is capped, so each step stays bounded (the
+  // output may dead-end, never turn invalid).
+  Matcher amb = matcher(R"j({"pattern":"^(a{1,1000}){1,1000}$"})j");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 400 && amb.accept_bytes(i == 0 ? "\"" : "a"); ++i) (void)amb.allowed();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += R"({"items":)";
   deep += "true" + std::string(100000, '}');

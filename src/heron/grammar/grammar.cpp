@@ -113,7 +113,10 @@ std::shared_ptr<const Grammar> GrammarBuilder::build(uint32_t root) && {
         continue;
       }
       const uint32_t s = left[r][next++];
-      if (color[s] == 1) throw Error("schema is left-recursive (a $ref reaches itself)");
+      if (color[s] == 1)
+        throw Error(
+            "schema is left-recursive: a rule reaches itself before any byte (a $ref cycle, "
+            "or a pattern repeating what can be empty, like (a*)*)");
       if (color[s] == 0) {
         color[s] = 1;
         path.emplace_back(s, 0);

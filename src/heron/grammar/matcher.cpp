@@ -9,6 +9,7 @@ namespace heron::grammar {
 namespace {
 
 constexpr size_t kMaskCacheBytes = size_t{64} << 20;
+constexpr size_t kMaxStacks = 4096;
 
 struct StateHash {
   size_t operator()(const std::vector<uint32_t>& v) const {
@@ -159,6 +160,10 @@ class MatcherEngine {
       out.insert(out.end(), next.begin(), next.end());
     }
     if (out.size() > 1) normalize(out);
+    // A pathologically ambiguous grammar (nested counted repetition in a pattern, say)
+    // could make the set grow without bound: past the cap the byte counts as not allowed,
+    // so output stays valid and each step stays bounded.
+    if (out.size() > kMaxStacks) out.clear();
   }
 
   std::mutex mu_;

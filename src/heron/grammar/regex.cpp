@@ -158,7 +158,6 @@ class Parser {
       case '*':
       case '+':
       case '?':
-      case '{':
         fail("nothing to repeat");
       case ')':
         fail("unbalanced ')'");
