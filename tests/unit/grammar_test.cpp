@@ -190,6 +190,15 @@ TEST(GrammarSchema, EnumConstAnyOfRef) {
   EXPECT_TRUE(valid(R"({"enum":["red",1,null,{"a":[true]}]})", R"({"a":[true]})"));
   EXPECT_FALSE(valid(R"({"enum":["red",1,null]})", R"("blue")"));
   EXPECT_TRUE(valid(R"({"const":"x\ny"})", R"("x\ny")"));
+  json many = json::array();  // 20000 values sharing prefixes: one stack, not 20000
+  for (int i = 0; i < 20000; ++i) many.push_back("item-" + std::to_string(i));
+  many.push_back("item");
+  const std::string big = json{{"enum", many}}.dump();
+  EXPECT_TRUE(valid(big, R"("item-19999")"));
+  EXPECT_TRUE(valid(big, R"("item")"));
+  EXPECT_TRUE(valid(big, R"("item-7")"));
+  EXPECT_FALSE(valid(big, R"("item-20000")"));
+  EXPECT_FALSE(valid(big, R"("item-")"));
   const std::string any = R"({"anyOf":[{"type":"integer"},{"type":"string","maxLength":1}]})";
   EXPECT_TRUE(valid(any, "5"));
   EXPECT_TRUE(valid(any, R"("a")"));

@@ -262,18 +262,54 @@ class Compiler {
     return t == "number" && v.is_number();
   }
 
+  // The values as one trie of bytes, so that a parse state holds one stack however many
+  // values share a prefix (a flat alternative per value would hold one each).
   uint32_t enumeration(const ojson& list, const std::vector<std::string>& types,
                        const std::string& ptr) {
     if (!list.is_array()) invalid(ptr, "expected an array");
-    std::vector<Seq> alts;
+    struct Node {
+      std::map<uint8_t, uint32_t> children;
+      bool terminal = false;
+    };
+    std::vector<Node> trie(1);
+    size_t bytes = 0;
     for (const auto& v : list) {
       if (!types.empty() &&
           std::none_of(types.begin(), types.end(), [&](const auto& t) { return has_type(v, t); }))
         continue;
-      alts.push_back(B::literal(v.dump()));
+      const std::string text = v.dump();
+      b_.check_room(bytes += text.size());
+      uint32_t n = 0;
+      for (char c : text) {
+        auto [it, fresh] = trie[n].children.try_emplace(static_cast<uint8_t>(c),
+                                                        static_cast<uint32_t>(trie.size()));
+        if (fresh) trie.emplace_back();
+        n = it->second;
+      }
+      trie[n].terminal = true;
     }
-    if (alts.empty()) invalid(ptr, "no value of the enum has the schema's type");
-    return b_.add(std::move(alts));
+    if (trie.size() == 1) invalid(ptr, "no value of the enum has the schema's type");
+    // Children come after their parent: build rules from the end; a node on a chain (one
+    // child, not a value's end) is folded into the sequence that reaches it.
+    std::vector<uint32_t> rule(trie.size());
+    for (size_t n = trie.size(); n-- > 0;) {
+      const Node& node = trie[n];
+      if (n != 0 && !node.terminal && node.children.size() == 1) continue;
+      std::vector<Seq> alts;
+      if (node.terminal) alts.push_back({});
+      for (auto [byte, next] : node.children) {
+        Seq seq{B::bytes(byte, byte)};
+        while (!trie[next].terminal && trie[next].children.size() == 1) {
+          const auto [b, after] = *trie[next].children.begin();
+          seq.push_back(B::bytes(b, b));
+          next = after;
+        }
+        if (!trie[next].children.empty()) seq.push_back(B::ref(rule[next]));
+        alts.push_back(std::move(seq));
+      }
+      rule[n] = b_.add(std::move(alts));
+    }
+    return rule[0];
   }
 
   uint32_t typed(const ojson& s, const std::string& t, const std::string& ptr) {
