@@ -184,6 +184,7 @@ TEST(GrammarSchema, AdditionalProperties) {
   EXPECT_FALSE(prefix(t, R"({"ab":1,"ab")"));  // an extra key never takes a listed name
   EXPECT_FALSE(prefix(t, R"({"ab":"s")"));
   EXPECT_TRUE(valid(R"({"type":"object","additionalProperties":true})", R"({"k":[1]})"));
+  EXPECT_TRUE(valid(R"({"type":"object"})", R"({"k":{"j":null}})"));
 }
 
 TEST(GrammarSchema, EnumConstAnyOfRef) {

@@ -422,7 +422,10 @@ class Compiler {
         alts.push_back(cat({B::literal("-"), r(natural_range(n_lo, n_hi)), r(fraction_)}));
     }
     if (alts.empty())
-      invalid(ptr, "no " + std::string(integer ? "integer" : "number") + " satisfies the bounds");
+      invalid(ptr, integer ? "no integer satisfies the bounds"
+                           : "the bounds leave no number this grammar can write (between "
+                             "non-integer bounds it writes only integers and decimals whose "
+                             "whole integer part fits)");
     return b_.add(std::move(alts));
   }
 
@@ -619,6 +622,9 @@ class Compiler {
   }
 
   uint32_t object(const ojson& s, const std::string& ptr) {
+    // A bare {"type":"object"} is any object (as llama.cpp); listed properties close it.
+    if (!s.contains("properties") && !s.contains("additionalProperties") && !s.contains("required"))
+      return any_object();
     struct Property {
       std::string name;
       uint32_t member;  // "name" space ":" space value space

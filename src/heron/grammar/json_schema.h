@@ -13,8 +13,9 @@
 //
 // Choices that make the grammar a subset of what the schema allows:
 // - additionalProperties absent means false (only the listed properties), as OpenAI's
-//   strict mode and llama.cpp do; properties appear in the schema's order (pass an
-//   ordered_json to keep it; nlohmann::json sorts keys), required ones always.
+//   strict mode and llama.cpp do (an object schema with neither properties nor
+//   additionalProperties nor required is any object); properties appear in the schema's order (pass
+//   an ordered_json to keep it; nlohmann::json sorts keys), required ones always.
 // - integers have at most 16 digits, fractions at most 16, exponents at most 2; bounded
 //   numbers have no exponent and a fraction only where the whole integer part's interval
 //   lies inside the bounds.
