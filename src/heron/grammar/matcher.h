@@ -6,7 +6,9 @@
 // llama.cpp's grammar matcher), each stack hash-consed in a pool shared by the copies of a
 // Matcher, so a state is a short sorted list of ids. A mask is one walk over the
 // vocabulary's byte trie that drops a subtree as soon as no stack survives its prefix;
-// masks are memoized per state.
+// masks are memoized per state. A state holds at most 4096 stacks: a byte that would need
+// more is refused, so a pathologically ambiguous grammar may dead-end but never lets an
+// invalid byte through.
 #include <cstdint>
 #include <memory>
 #include <string_view>
