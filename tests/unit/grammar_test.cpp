@@ -377,7 +377,12 @@ const Qwen& qwen() {
     Qwen out;
     out.tok = heron::tokenizer::Tokenizer::from_hf_dir(tokenizer_test::hf_dir("qwen3"));
     const int32_t end = *out.tok->token_to_id("<|im_end|>");
+    const auto t0 = std::chrono::steady_clock::now();
     out.vocab = Vocabulary::from_tokenizer(*out.tok, {end, *out.tok->eos_id()});
+    std::printf(
+        "Qwen3 vocabulary (%d ids, %zu trie nodes) built in %.0f ms\n", out.vocab->size(),
+        out.vocab->trie().size(),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     return out;
   }();
   return q;
@@ -415,6 +420,14 @@ TEST(GrammarQwen3, MaskEqualsBruteForce) {
   Matcher any(json_object_grammar(), qwen().vocab);
   ASSERT_TRUE(any.accept_bytes("{\"k\": [1, {\"x\": tr"));
   expect_mask_is_brute_force(any, "json object");
+  Matcher in_string(json_object_grammar(), qwen().vocab);  // plain subtrees taken whole
+  ASSERT_TRUE(in_string.accept_bytes("{\"k\": [1, {\"x\": \"ab"));
+  expect_mask_is_brute_force(in_string, "inside an unbounded string");
+  Matcher key(compile_json_schema(ordered_json::parse(
+                  R"({"properties":{"a":{}},"additionalProperties":{"type":"integer"}})")),
+              qwen().vocab);  // an extra key: plain bytes still may not spell "a"
+  ASSERT_TRUE(key.accept_bytes("{\""));
+  expect_mask_is_brute_force(key, "extra key");
 }
 
 // Random walks over allowed tokens until complete(); prints the mask costs (cold: a state

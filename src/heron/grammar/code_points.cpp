@@ -127,23 +127,45 @@ CodePointSet any_code_point() {
   return complement({});
 }
 
-uint32_t json_char_rule(GrammarBuilder& b, const CodePointSet& set) {
-  std::vector<Seq> alts;
+uint32_t json_char_rule(GrammarBuilder& b, const CodePointSet& set, bool other_escapes) {
+  std::vector<Seq> alts, escapes;  // escapes: what follows the '\'
+  auto escaped = [&](uint32_t cp) {
+    escapes.push_back(GrammarBuilder::literal(escape(cp).substr(1)));
+  };
   for (auto [lo, hi] : complement(complement(set))) {
     // Code points that JSON must escape: controls, '"' and '\'.
     uint32_t cp = lo;
-    for (; cp <= hi && (cp < 0x20 || cp == '"' || cp == '\\'); ++cp)
-      alts.push_back(GrammarBuilder::literal(escape(cp)));
+    for (; cp <= hi && (cp < 0x20 || cp == '"' || cp == '\\'); ++cp) escaped(cp);
     while (cp <= hi) {
       uint32_t end = hi;
       if (cp < '"' && end >= '"') end = '"' - 1;
       if (cp < '\\' && end >= '\\') end = '\\' - 1;
       utf8_ranges(cp, end, alts);
       cp = end + 1;
-      if (cp <= hi && (cp == '"' || cp == '\\'))
-        alts.push_back(GrammarBuilder::literal(escape(cp++)));
+      if (cp <= hi && (cp == '"' || cp == '\\')) escaped(cp++);
     }
   }
+  if (other_escapes) {
+    // \/ and \uXXXX except surrogates (d800-dfff), so that the text always decodes.
+    const uint32_t hex = b.add({{GrammarBuilder::bytes('0', '9')},
+                                {GrammarBuilder::bytes('a', 'f')},
+                                {GrammarBuilder::bytes('A', 'F')}});
+    const uint32_t hex2 = b.repeat(hex, 2, 2), hex3 = b.repeat(hex, 3, 3);
+    escapes.push_back(GrammarBuilder::literal("/"));
+    for (auto [lo, hi] : {std::pair{'0', '9'}, {'a', 'c'}, {'A', 'C'}, {'e', 'f'}, {'E', 'F'}})
+      escapes.push_back({GrammarBuilder::bytes('u', 'u'),
+                         GrammarBuilder::bytes(static_cast<uint8_t>(lo), static_cast<uint8_t>(hi)),
+                         GrammarBuilder::ref(hex3)});
+    for (char d : {'d', 'D'})
+      escapes.push_back({GrammarBuilder::bytes('u', 'u'),
+                         GrammarBuilder::bytes(static_cast<uint8_t>(d), static_cast<uint8_t>(d)),
+                         GrammarBuilder::bytes('0', '7'), GrammarBuilder::ref(hex2)});
+  }
+  // One alternative for all escapes: a state inside a string then holds one stack for '\'
+  // instead of one per escape.
+  if (!escapes.empty())
+    alts.push_back(
+        {GrammarBuilder::bytes('\\', '\\'), GrammarBuilder::ref(b.add(std::move(escapes)))});
   return b.add(std::move(alts));
 }
 

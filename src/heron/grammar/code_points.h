@@ -23,7 +23,8 @@ CodePointSet any_code_point();
 
 // One character of `set` as it appears inside a JSON string: `"` and `\` as \" and \\,
 // controls as \n, \t, ... or \u00XX, everything else as UTF-8. One encoding per code
-// point, so two different strings never produce the same bytes.
-uint32_t json_char_rule(GrammarBuilder& b, const CodePointSet& set);
+// point, so two different strings never produce the same bytes. `other_escapes` also
+// takes \/ and \uXXXX (no surrogates): for "any character", where the encoding is free.
+uint32_t json_char_rule(GrammarBuilder& b, const CodePointSet& set, bool other_escapes = false);
 
 }  // namespace heron::grammar

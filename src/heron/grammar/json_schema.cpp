@@ -83,18 +83,8 @@ class Compiler {
   explicit Compiler(const ojson& root) : root_(root) {
     const uint32_t blank = b_.add({B::literal(" "), B::literal("\t")});
     space_ = b_.add({{}, B::literal(" "), cat({B::literal("\n"), r(b_.repeat(blank, 0, 20))})});
-    // Any string also takes the other escapes a model may write: \/ and \uXXXX (no
-    // surrogates, so the result always decodes).
-    const uint32_t hex = b_.add({{B::bytes('0', '9')}, {B::bytes('a', 'f')}, {B::bytes('A', 'F')}});
-    const uint32_t hex3 = b_.repeat(hex, 3, 3), hex2 = b_.repeat(hex, 2, 2);
-    const Seq u = B::literal("\\u");
-    char_ =
-        b_.add({r(json_char_rule(b_, any_code_point())), B::literal("\\/"),
-                cat({u, {B::bytes('0', '9')}, r(hex3)}), cat({u, {B::bytes('a', 'c')}, r(hex3)}),
-                cat({u, {B::bytes('A', 'C')}, r(hex3)}), cat({u, {B::bytes('e', 'f')}, r(hex3)}),
-                cat({u, {B::bytes('E', 'F')}, r(hex3)}),
-                cat({u, {B::bytes('d', 'd')}, {B::bytes('0', '7')}, r(hex2)}),
-                cat({u, {B::bytes('D', 'D')}, {B::bytes('0', '7')}, r(hex2)})});
+    // Any string also takes the other escapes a model may write.
+    char_ = json_char_rule(b_, any_code_point(), /*other_escapes=*/true);
     chars_ = b_.repeat(char_, 0, std::nullopt);
     string_ = b_.add({cat({B::literal("\""), r(chars_), B::literal("\"")})});
     digit_ = b_.add({{B::bytes('0', '9')}});
@@ -470,6 +460,7 @@ class Compiler {
                           r(b_.repeat(hex, 4, 4)), B::literal("-"), r(b_.repeat(hex, 12, 12))})});
     }
     if (f == "email") {
+      // Unbounded parts (no counters), so the parse state repeats and masks are memo hits.
       const uint32_t local = b_.repeat(b_.add({{d('a', 'z')},
                                                {d('A', 'Z')},
                                                {d('0', '9')},
@@ -477,11 +468,13 @@ class Compiler {
                                                B::literal("%"),
                                                B::literal("+"),
                                                B::literal("-")}),
-                                       1, 64);
-      const uint32_t label =
-          b_.repeat(b_.add({{d('a', 'z')}, {d('A', 'Z')}, {d('0', '9')}, B::literal("-")}), 1, 63);
-      const uint32_t dotted_local = b_.repeat(b_.add({cat({B::literal("."), r(local)})}), 0, 8);
-      const uint32_t dotted_label = b_.repeat(b_.add({cat({B::literal("."), r(label)})}), 1, 8);
+                                       1, std::nullopt);
+      const uint32_t label = b_.repeat(
+          b_.add({{d('a', 'z')}, {d('A', 'Z')}, {d('0', '9')}, B::literal("-")}), 1, std::nullopt);
+      const uint32_t dotted_local =
+          b_.repeat(b_.add({cat({B::literal("."), r(local)})}), 0, std::nullopt);
+      const uint32_t dotted_label =
+          b_.repeat(b_.add({cat({B::literal("."), r(label)})}), 1, std::nullopt);
       return b_.add({cat({r(local), r(dotted_local), B::literal("@"), r(label), r(dotted_label)})});
     }
     return chars_;  // other formats are annotations

@@ -62,7 +62,13 @@ class MatcherEngine {
     levels_[0] = set_id(state);
     for (size_t i = 0; i < trie.size();) {
       const auto& node = trie[i];
-      const uint32_t here = levels_[node.depth] = next(levels_[node.depth - 1], node.byte);
+      const uint32_t parent = levels_[node.depth - 1];
+      if (node.plain && loops(parent)) {
+        for (uint32_t t = node.tokens_begin; t < node.subtree_end; ++t) m->allowed[tokens[t]] = 1;
+        i = node.skip;
+        continue;
+      }
+      const uint32_t here = levels_[node.depth] = next(parent, node.byte);
       if (here == kEmptySet) {
         i = node.skip;
         continue;
@@ -181,6 +187,7 @@ class MatcherEngine {
 
   void clear_sets() {
     sets_.clear();
+    loops_.clear();
     set_index_.clear();
     next_.clear();
     set_id({});
@@ -190,6 +197,7 @@ class MatcherEngine {
     auto [it, fresh] = set_index_.try_emplace(set, static_cast<uint32_t>(sets_.size()));
     if (fresh) {
       sets_.push_back(set);
+      loops_.push_back(-1);
       next_.resize(next_.size() + 256, kUnknown);
     }
     return it->second;
@@ -203,8 +211,39 @@ class MatcherEngine {
     return to;
   }
 
+  // Whether the set reads any plain text (Vocabulary::TrieNode::plain) and is itself again
+  // at every code point boundary, as inside an unbounded string: then a plain subtree is
+  // allowed whole, unwalked. Checked by walking the set's DFA along the UTF-8 automaton.
+  bool loops(uint32_t set) {
+    if (set == kEmptySet) return false;
+    if (loops_[set] < 0) {
+      std::vector<std::pair<uint32_t, int>> todo{{set, 0}}, seen{{set, 0}};
+      bool all = true;
+      while (all && !todo.empty()) {
+        const auto [from, q] = todo.back();
+        todo.pop_back();
+        for (unsigned b = 0x20; b < 0x100 && all; ++b) {
+          const int to = Vocabulary::plain_next(q, static_cast<uint8_t>(b));
+          if (to < 0) continue;
+          const uint32_t t = next(from, static_cast<uint8_t>(b));
+          if (to == 0) {
+            all = t == set;
+          } else if (t == kEmptySet) {
+            all = false;
+          } else if (std::find(seen.begin(), seen.end(), std::pair{t, to}) == seen.end()) {
+            seen.emplace_back(t, to);
+            todo.emplace_back(t, to);
+          }
+        }
+      }
+      loops_[set] = all ? 1 : 0;
+    }
+    return loops_[set] == 1;
+  }
+
   static constexpr uint32_t kUnknown = UINT32_MAX;
   std::vector<std::vector<uint32_t>> sets_;
+  std::vector<int8_t> loops_;  // per set: -1 unknown, 0 or 1
   std::unordered_map<std::vector<uint32_t>, uint32_t, StateHash> set_index_;
   std::vector<uint32_t> next_;
   std::vector<uint32_t> scratch_;

@@ -36,7 +36,8 @@ Vocabulary::Vocabulary(std::vector<std::optional<std::string>> bytes, std::vecto
     for (size_t k = common; k < s.size(); ++k) {
       open.push_back(static_cast<uint32_t>(trie_.size()));
       const auto t = static_cast<uint32_t>(trie_tokens_.size());
-      trie_.push_back({static_cast<uint8_t>(s[k]), static_cast<uint32_t>(k + 1), 0, t, t});
+      trie_.push_back(
+          {static_cast<uint8_t>(s[k]), false, static_cast<uint32_t>(k + 1), 0, t, t, 0});
     }
     trie_tokens_.push_back(id);
     ++trie_[open.back()].tokens_end;
@@ -44,6 +45,54 @@ Vocabulary::Vocabulary(std::vector<std::optional<std::string>> bytes, std::vecto
     prev = &s;
   }
   for (uint32_t n : open) trie_[n].skip = static_cast<uint32_t>(trie_.size());
+  // Backwards, so children come first: for each node the UTF-8 states in which its whole
+  // subtree reads as plain text (bit q: entering the node in state q).
+  std::vector<uint8_t> ok(trie_.size());
+  for (size_t n = trie_.size(); n-- > 0;) {
+    TrieNode& node = trie_[n];
+    for (int q = 0; q < 8; ++q) {
+      const int to = plain_next(q, node.byte);
+      bool all = to >= 0;
+      for (size_t c = n + 1; all && c < node.skip; c = trie_[c].skip) all = (ok[c] >> to) & 1;
+      if (all) ok[n] |= static_cast<uint8_t>(1 << q);
+    }
+    node.plain = ok[n] & 1;
+    node.subtree_end = node.skip < trie_.size() ? trie_[node.skip].tokens_begin
+                                                : static_cast<uint32_t>(trie_tokens_.size());
+  }
+}
+
+int Vocabulary::plain_next(int state, uint8_t b) {
+  // States: 0 boundary; 1, 2, 5 need 1, 2, 3 more continuation bytes; 3 after E0, 4 after
+  // ED, 6 after F0, 7 after F4 (whose next byte has a narrower range).
+  auto in = [b](int lo, int hi) { return b >= lo && b <= hi; };
+  switch (state) {
+    case 0:
+      if (in(0x20, 0x7F)) return b == '"' || b == '\\' ? -1 : 0;
+      if (in(0xC2, 0xDF)) return 1;
+      if (b == 0xE0) return 3;
+      if (in(0xE1, 0xEC) || in(0xEE, 0xEF)) return 2;
+      if (b == 0xED) return 4;
+      if (b == 0xF0) return 6;
+      if (in(0xF1, 0xF3)) return 5;
+      if (b == 0xF4) return 7;
+      return -1;
+    case 1:
+      return in(0x80, 0xBF) ? 0 : -1;
+    case 2:
+      return in(0x80, 0xBF) ? 1 : -1;
+    case 3:
+      return in(0xA0, 0xBF) ? 1 : -1;
+    case 4:
+      return in(0x80, 0x9F) ? 1 : -1;
+    case 5:
+      return in(0x80, 0xBF) ? 2 : -1;
+    case 6:
+      return in(0x90, 0xBF) ? 2 : -1;
+    case 7:
+      return in(0x80, 0x8F) ? 2 : -1;
+  }
+  return -1;
 }
 
 std::shared_ptr<const Vocabulary> Vocabulary::from_tokenizer(const tokenizer::Tokenizer& tok,

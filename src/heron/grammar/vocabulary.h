@@ -30,11 +30,18 @@ class Vocabulary {
 
   // The trie of all non-end tokens with bytes, in pre-order: a node's subtree is the nodes
   // up to `skip`; `depth` is its byte string's length; the tokens spelled by exactly that
-  // string are trie_tokens()[tokens_begin, tokens_end).
+  // string are trie_tokens()[tokens_begin, tokens_end), those of its whole subtree
+  // [tokens_begin, subtree_end). `plain`: read from the node on, every path of the subtree
+  // is what a JSON string takes as it is (UTF-8 of code points other than '"', '\\' and
+  // controls), possibly ending inside a code point.
   struct TrieNode {
     uint8_t byte;
-    uint32_t depth, skip, tokens_begin, tokens_end;
+    bool plain;
+    uint32_t depth, skip, tokens_begin, tokens_end, subtree_end;
   };
+  // The UTF-8 automaton `plain` follows: state 0 is a code point boundary; the next state
+  // after `byte`, or -1 where it is not part of such text.
+  static int plain_next(int state, uint8_t byte);
   const std::vector<TrieNode>& trie() const { return trie_; }
   const std::vector<int32_t>& trie_tokens() const { return trie_tokens_; }
   uint32_t max_depth() const { return max_depth_; }
