@@ -17,7 +17,7 @@ shift || true
 BUILD=${HERON_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
 VENV=${HERON_VENV:-$ROOT/.venv}
 ALL=(gguf_header safetensors_header tokenizer_json jinja_template api_request runner_ndjson modelfile
-     chat_output)
+     chat_output json_schema)
 TARGETS=("${@:-${ALL[@]}}")
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

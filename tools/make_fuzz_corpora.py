@@ -19,6 +19,7 @@ Writes OUT_DIR/<target>/<name> files (rebuilt from scratch each run):
   modelfile           Modelfiles using every instruction, quoting style and comment form
   chat_output         model outputs with tool calls and <think> reasoning in each syntax
                       (first byte: syntax, thinking flags and piece size)
+  json_schema         JSON schemas using every supported keyword, and a few unsupported
 """
 import copy
 import json
@@ -245,6 +246,31 @@ def chat_output_seeds(out):
             write(out, "chat_output", f"{name}_{piece}", bytes([first]) + text.encode())
 
 
+def json_schema_seeds(out):
+    seeds = {
+        "object": {"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 5},
+            "age": {"type": "integer", "minimum": 0, "exclusiveMaximum": 150},
+            "score": {"type": "number", "minimum": -1.5, "maximum": 2},
+            "tags": {"type": "array", "items": {"enum": ["a", "b", 1, None]}, "maxItems": 3},
+            "kind": {"const": {"x": [True]}}}, "required": ["name"],
+            "additionalProperties": {"type": ["string", "null"]}},
+        "tuple": {"prefixItems": [{"type": "boolean"}, {"anyOf": [{"type": "null"},
+                                                                  {"oneOf": [{"type": "integer"}]}]}],
+                  "items": False, "minItems": 1},
+        "recursive": {"$defs": {"n": {"type": "object", "properties": {
+            "kids": {"type": "array", "items": {"$ref": "#/$defs/n"}}}}}, "$ref": "#/$defs/n"},
+        "strings": {"anyOf": [{"type": "string", "pattern": "^(?:[a-f\\d]{2}|x+)\\w*$"},
+                              {"type": "string", "format": "date-time"},
+                              {"type": "string", "format": "email"},
+                              {"type": "string", "format": "uuid"}]},
+        "any": {},
+        "unsupported": {"not": {"type": "string"}},
+    }
+    for name, schema in seeds.items():
+        write(out, "json_schema", name, json.dumps(schema))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -260,6 +286,7 @@ def main():
     ndjson_seeds(out)
     modelfile_seeds(out)
     chat_output_seeds(out)
+    json_schema_seeds(out)
     shutil.rmtree(tmp)
     for d in sorted(p for p in out.iterdir()):
         print(f"{d.name}: {len(list(d.iterdir()))} seeds")
