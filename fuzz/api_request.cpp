@@ -41,9 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const heron::Error&) {
     return 0;
   }
-  run([&] { heron::server::parse_ollama_request(body, ctx); });
-  run([&] { heron::server::parse_openai_request(body, ctx, false); });
-  run([&] { heron::server::parse_openai_request(body, ctx, true); });
+  run([&] { heron::server::parse_ollama_request(body, text, ctx); });
+  run([&] { heron::server::parse_openai_request(body, text, ctx, false); });
+  run([&] { heron::server::parse_openai_request(body, text, ctx, true); });
   run([&] {
     heron::api::GenerationParams p;
     heron::api::read_ollama_options(body, "", p);

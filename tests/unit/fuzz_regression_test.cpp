@@ -47,7 +47,8 @@ TEST(FuzzRegression, NumberOverflowInABodyIs400) {
 
 TEST(FuzzRegression, NonStringResponseFormatTypeIs400) {
   // Used to escape as nlohmann's type_error (a 500) from openai_request's reader.
-  const auto body = heron::http::parse_body(finding("api_request", "response-format-type"));
+  const auto text = finding("api_request", "response-format-type");
+  const auto body = heron::http::parse_body(text);
   struct NoModels : heron::server::ModelResolver {  // the parser, not the lookup, is tested
     heron::server::ResolvedModel resolve(const std::string& name) const override {
       return {name, "/nonexistent"};
@@ -57,7 +58,7 @@ TEST(FuzzRegression, NonStringResponseFormatTypeIs400) {
   heron::server::RunnerPool pool({"/nonexistent", 1, 0, std::chrono::seconds(1)});
   const heron::server::ServerContext ctx{pool, resolver, {}};
   try {
-    heron::server::parse_openai_request(body, ctx, /*legacy=*/false);
+    heron::server::parse_openai_request(body, text, ctx, /*legacy=*/false);
     ADD_FAILURE() << "no error";
   } catch (const heron::http::HttpError& e) {
     EXPECT_EQ(e.status(), 400);

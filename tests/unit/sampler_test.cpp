@@ -89,3 +89,22 @@ TEST(Sampler, RejectsBadOptions) {
   EXPECT_THROW(Sampler({.top_p = 0.0f}), heron::Error);
   EXPECT_THROW(Sampler({.top_p = 1.5f}), heron::Error);
 }
+
+// A grammar's mask: only allowed tokens are drawn, with the model's probabilities
+// renormalised over them (within 5 standard deviations), and top-k keeps the best allowed.
+TEST(Sampler, AllowedMaskRenormalisesOverTheAllowedTokens) {
+  auto logits = logits_of({0.4f, 0.1f, 0.3f, 0.05f, 0.15f});
+  bool keep[] = {false, true, false, true, true};
+  mx::array allowed(keep, {1, 5}, mx::bool_);
+  Sampler s({.temperature = 1.0f, .seed = 11});
+  const int n = 3000;
+  std::map<int, int> counts;
+  for (int i = 0; i < n; ++i) counts[s.sample(logits, allowed).token.item<int32_t>()]++;
+  expect_frequencies(counts, {0.0, 0.1 / 0.3, 0.0, 0.05 / 0.3, 0.15 / 0.3}, n);
+
+  Sampler greedy({.temperature = 0.0f});
+  EXPECT_EQ(greedy.sample(logits, allowed).token.item<int32_t>(), 4);
+  Sampler top1({.temperature = 1.0f, .top_k = 1, .seed = 5});
+  EXPECT_EQ(draw(top1, logits, 1).begin()->first, 0);  // unmasked: the best of all
+  EXPECT_EQ(top1.sample(logits, allowed).token.item<int32_t>(), 4);
+}

@@ -18,6 +18,10 @@ struct GenerationParams {
   sample::LogprobOptions logprobs;
   std::vector<std::string> stop;
   bool speculation = true;  // false: this request decodes without speculation
+  // Structured output: "" (free text), "json" (any JSON object) or a JSON schema's text,
+  // its keys in the client's order (properties are written in that order). Sent to the
+  // runner beside the options.
+  std::string format;
 };
 
 // Largest num_ctx a request may ask for; anything above it is a typo, not a wish.

@@ -233,6 +233,7 @@ class Chat {
     json body = {{"model", s_.model}, {"messages", messages}};
     if (!s_.options.empty()) body["options"] = s_.options;
     if (s_.keep_alive) body["keep_alive"] = *s_.keep_alive;
+    if (s_.format) body["format"] = *s_.format;
     AnswerPrinter printer(std::cout, wrap_width(s_.word_wrap));
     interrupted().store(false);
     Answer answer;

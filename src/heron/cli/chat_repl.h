@@ -16,6 +16,7 @@ struct ChatSettings {
   nlohmann::json options = nlohmann::json::object();
   std::optional<std::string> keep_alive;
   std::optional<std::string> system;
+  std::optional<std::string> format;  // "json": every answer is a JSON object
   bool verbose = false;
   bool word_wrap = true;
 };

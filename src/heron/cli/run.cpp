@@ -25,6 +25,7 @@ const std::vector<FlagSpec> kFlags = {
     {"verbose", false, "print timings after each answer"},
     {"nowordwrap", false, "don't wrap answers at word boundaries"},
     {"options", true, "Ollama options as a JSON object ('{\"temperature\": 0, \"seed\": 1}')"},
+    {"format", true, "the answer's format: json (a JSON object)"},
     {"help", false, "show this help"},
 };
 
@@ -53,6 +54,7 @@ int answer_once(const ApiClient& client, const ChatSettings& s, const std::strin
   nlohmann::json body = {{"model", s.model}, {"prompt", prompt}};
   if (!s.options.empty()) body["options"] = s.options;
   if (s.keep_alive) body["keep_alive"] = *s.keep_alive;
+  if (s.format) body["format"] = *s.format;
   AnswerPrinter printer(std::cout, wrap_width(s.word_wrap));
   // Ctrl-C closes the stream (the server cancels the answer) and ends the program with
   // status 0, as `ollama run` does.
@@ -76,6 +78,10 @@ int run_run(const std::vector<std::string>& argv) {
   s.model = args.positional()[0];
   s.options = parse_options(args);
   s.verbose = args.has("verbose");
+  if (const auto f = args.get("format")) {
+    if (*f != "json") throw UsageError("--format must be json");
+    s.format = *f;
+  }
   s.word_wrap = !args.has("nowordwrap");
   if (const auto k = args.get("keepalive")) {
     try {

@@ -71,9 +71,14 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
     return stats;
   }
   Sequence sequence{model, cache, sampler, prompt};
+  std::optional<sample::GrammarMask> grammar;
+  if (options.grammar) {
+    grammar.emplace(*options.grammar, model.config().vocab_size);
+    sequence.grammar = &*grammar;
+  }
   PlainDecoder plain(sequence);
   std::optional<SpeculativeDecoder> speculative;
-  if (speculation && options.speculate) {
+  if (speculation && options.speculate && !grammar) {
     speculation->drafter.reset(options.sampling);
     speculation->drafter.committed(prompt);
     speculative.emplace(sequence, plain, speculation->drafter, speculation->controller);
@@ -98,6 +103,11 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
       const Next what = on_token(token);
       if (what != Next::Continue) {
         stats.done_reason = what == Next::Stop ? "stop" : "cancelled";
+        done = true;
+        break;
+      }
+      if (grammar && grammar->complete()) {  // the value is whole: nothing may follow
+        stats.done_reason = "stop";
         done = true;
         break;
       }

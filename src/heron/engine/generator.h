@@ -3,12 +3,14 @@
 // rest in chunks, then the decode loop, the only place that emits tokens, asking a
 // decoder (plain pipelined, or speculative) for them. Runs on the MLX thread.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "heron/cache/prefix_cache.h"
 #include "heron/engine/speculative_decoder.h"
 #include "heron/engine/token_step.h"
+#include "heron/grammar/matcher.h"
 #include "heron/model/model.h"
 #include "heron/sample/options.h"
 
@@ -23,6 +25,9 @@ struct GenerateOptions {
   int prefill_chunk = 2048;
   std::function<bool()> cancelled;  // polled between prefill chunks; may be empty
   bool speculate = true;            // with a Speculation given to generate()
+  // The output's grammar (structured outputs): every draw is masked to it and generation
+  // ends when its value is complete. Decoding does not speculate under it yet.
+  std::optional<grammar::Matcher> grammar;
 };
 
 // Speculative decoding for generate(): a drafter and the depth controller, both kept by

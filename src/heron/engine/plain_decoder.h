@@ -1,6 +1,7 @@
 #pragma once
 // Plain pipelined decoding: step n + 1 is dispatched before token n is read, so the host
-// builds the next graph while the device computes.
+// builds the next graph while the device computes (not under a grammar, whose mask for
+// step n + 1 needs token n).
 #include <optional>
 
 #include "heron/engine/decoder.h"

@@ -51,6 +51,8 @@ void ModelHost::load() {
         cache_ =
             std::make_unique<cache::PrefixCache>(loaded_.model->make_caches(), std::move(options));
         chat_format_ = chat::ChatFormat::from_tokenizer(*loaded_.tokenizer).to_json();
+        grammars_ = std::make_unique<OutputGrammars>(*loaded_.tokenizer,
+                                                     loaded_.model->config().eos_token_ids);
         if (speculation_.enabled) {
           draft_ = load_draft(path_, loaded_.model->config(), std::nullopt, {});
           if (draft_) draft_model_.emplace(*draft_->loaded.model);

@@ -15,6 +15,7 @@
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
 #include "heron/runner/draft_setup.h"
+#include "heron/runner/output_grammars.h"
 #include "heron/runner/scripted_output.h"
 #include "heron/spec/depth_controller.h"
 #include "heron/spec/draft_model.h"
@@ -45,6 +46,8 @@ class ModelHost {
 
   const tokenizer::Tokenizer& tokenizer() const { return *loaded_.tokenizer; }
   int vocab_size() const;
+  // Structured outputs' grammars for this model (after load()).
+  OutputGrammars& output_grammars() const { return *grammars_; }
   // The context a request asking for `requested` tokens (0: the default) gets.
   int context_length(int requested) const;
   // False when the queue is full.
@@ -75,6 +78,7 @@ class ModelHost {
   std::atomic<int> waiting_{0};  // accepted and not started: /status's "waiting"
   mutable std::mutex status_mu_;
   nlohmann::json status_;
+  std::unique_ptr<OutputGrammars> grammars_;
   nlohmann::json chat_format_;  // chat::ChatFormat of the tokenizer, for /status
   // Tests only (runner/scripted_output.h): the text every completion emits.
   std::optional<std::filesystem::path> scripted_output_ = scripted_output_from_env();

@@ -61,6 +61,13 @@ std::shared_ptr<CompletionJob> make_job(const json& body, const ModelHost& host)
   job->options.sampling = p.sampling;
   job->options.logprobs = p.logprobs;
   job->options.speculate = p.speculation;
+  if (auto format = http::get_string(body, "format", "format"); format && !format->empty()) {
+    try {
+      job->options.grammar = host.output_grammars().matcher_for(*format);
+    } catch (const Error& e) {
+      throw http::bad_request(e.what());
+    }
+  }
   job->options.context_length = context;
   job->stop = p.stop;
   return job;

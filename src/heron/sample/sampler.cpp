@@ -1,6 +1,7 @@
 #include "heron/sample/sampler.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <mlx/ops.h>
@@ -67,11 +68,14 @@ void Sampler::remember(const mx::array& token) {
   }
 }
 
-Draw Sampler::sample(const mx::array& logits) {
+Draw Sampler::sample(const mx::array& logits, const std::optional<mx::array>& allowed) {
   // One sequence: [1, V] whatever the model's leading dimensions.
   auto raw = mx::reshape(logits, {1, logits.shape(-1)});
-  auto token = filter_rows(mx::astype(raw, mx::float32), options_, history_)
-                   .draw(position_keys(seed_, position_++, 1));
+  auto scores = mx::astype(raw, mx::float32);
+  if (allowed) {
+    scores = mx::where(*allowed, scores, mx::array(-std::numeric_limits<float>::infinity()));
+  }
+  auto token = filter_rows(scores, options_, history_).draw(position_keys(seed_, position_++, 1));
   remember(token);
   Draw out{token, std::nullopt};
   if (logprob_options_.enabled) out.logprobs = compute_logprobs(raw, token, logprob_options_.top);

@@ -24,8 +24,11 @@ class Sampler {
   explicit Sampler(const SamplingOptions& options, const LogprobOptions& logprobs = {});
   // The context so far (the prompt): the penalties look at it. Call before sampling.
   void set_history(const std::vector<int>& tokens);
-  // logits [1, V] (any float type). The drawn token joins the penalty history.
-  Draw sample(const mlx::core::array& logits);
+  // logits [1, V] (any float type). The drawn token joins the penalty history. `allowed`
+  // (bool [1, V]): the only tokens that may be drawn (a grammar's mask); the filters then
+  // work on what it leaves, and logprobs still describe the model's own distribution.
+  Draw sample(const mlx::core::array& logits,
+              const std::optional<mlx::core::array>& allowed = std::nullopt);
   mlx::core::array operator()(const mlx::core::array& logits) { return sample(logits).token; }
 
   // The generated position the next draw is for (after a speculative round drew some).

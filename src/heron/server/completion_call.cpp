@@ -18,6 +18,7 @@ CompletionCall::CompletionCall(std::unique_ptr<Lease> lease, const Prompt& promp
   nlohmann::json body = {{"prompt", prompt.text},
                          {"add_special", prompt.add_special},
                          {"options", api::to_ollama_options(params)}};
+  if (!params.format.empty()) body["format"] = params.format;
   auto& process = lease_->process();
   stream_ = std::make_unique<RunnerStream>(process.port(), process.token(), body);
   try {

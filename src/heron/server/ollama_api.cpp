@@ -190,7 +190,7 @@ void generate(const httplib::Request& req, httplib::Response& res, ServerContext
   auto prompt = http::get_string(body, "prompt", "prompt").value_or("");
   auto system = http::get_string(body, "system", "system");
   const bool raw = http::get_bool(body, "raw", "raw").value_or(false);
-  auto r = parse_ollama_request(body, ctx);
+  auto r = parse_ollama_request(body, req.body, ctx);
   // A request's template replaces the model's, as a Modelfile TEMPLATE does: Jinja, like
   // every heron template (an Ollama Go template fails to parse: a 400 saying where).
   if (auto t = http::get_string(body, "template", "template"); t && !t->empty()) {
@@ -218,7 +218,7 @@ void chat_handler(const httplib::Request& req, httplib::Response& res, ServerCon
   auto body = http::parse_body(req.body);
   auto input = parse_chat_input(req.body);
   add_think_keywords(body, input);
-  auto r = parse_ollama_request(body, ctx);
+  auto r = parse_ollama_request(body, req.body, ctx);
   if (input.messages.empty()) return load_or_unload(res, ctx, r, Kind::Chat);
   auto lease = ctx.pool.acquire(r.model, r.keep_alive);
   Prompt text{render_prompt(lease->status(), r.model, input, "messages"), false};

@@ -2,6 +2,7 @@
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
+#include "heron/server/response_format.h"
 
 namespace heron::server {
 
@@ -14,17 +15,15 @@ void reject_unsupported(const nlohmann::json& body) {
   if (const auto* v = http::field(body, "images"); v && !(v->is_array() && v->empty())) {
     throw http::bad_request("images are not supported: heron's models take text only");
   }
-  if (const auto* v = http::field(body, "format");
-      v && !(v->is_string() && v->get<std::string>().empty())) {
-    throw http::bad_request("format (structured output) is not supported yet");
-  }
 }
 
 }  // namespace
 
-OllamaRequest parse_ollama_request(const nlohmann::json& body, const ServerContext& ctx) {
+OllamaRequest parse_ollama_request(const nlohmann::json& body, std::string_view raw_body,
+                                   const ServerContext& ctx) {
   OllamaRequest r;
   reject_unsupported(body);
+  const auto format = read_ollama_format(body, raw_body);
   auto name = http::get_string(body, "model", "model");
   if (!name || name->empty()) throw http::bad_request("model is required");
   const auto* options = http::get_object(body, "options", "options");
@@ -58,6 +57,7 @@ OllamaRequest parse_ollama_request(const nlohmann::json& body, const ServerConte
     fill_options(r.model.options);
     r.params.logprobs = logprobs;
   }
+  r.params.format = format;
   return r;
 }
 

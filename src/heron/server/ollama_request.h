@@ -3,6 +3,7 @@
 // options with Ollama's defaults, logprobs, keep_alive, stream, and the fields heron
 // does not support yet (rejected with a 400 saying so).
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@ struct OllamaRequest {
   bool stream = true;
 };
 
-OllamaRequest parse_ollama_request(const nlohmann::json& body, const ServerContext& ctx);
+// raw_body: the text `body` was parsed from (a schema in `format` keeps its key order).
+OllamaRequest parse_ollama_request(const nlohmann::json& body, std::string_view raw_body,
+                                   const ServerContext& ctx);
 
 }  // namespace heron::server

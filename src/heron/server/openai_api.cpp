@@ -272,7 +272,7 @@ void chat_completions(const httplib::Request& req, httplib::Response& res, Serve
   auto input = parse_chat_input(req.body);
   if (input.messages.empty()) throw http::bad_request("messages must be a non-empty array");
   add_template_keywords(req.body, body, input);
-  auto r = parse_openai_request(body, ctx, /*legacy=*/false);
+  auto r = parse_openai_request(body, req.body, ctx, /*legacy=*/false);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   Prompt prompt{render_prompt(lease->status(), r.model, input, "messages"), false};
   Reading reading{output_format(lease->status(), r.model, input, prompt.text),
@@ -289,7 +289,7 @@ void completions(const httplib::Request& req, httplib::Response& res, ServerCont
   if (!prompts || prompts->size() != 1) {
     throw http::bad_request("prompt must be a string (or an array of exactly one string)");
   }
-  auto r = parse_openai_request(body, ctx, /*legacy=*/true);
+  auto r = parse_openai_request(body, req.body, ctx, /*legacy=*/true);
   auto lease = ctx.pool.acquire(r.model, ctx.default_keep_alive);
   respond(req, res,
           std::make_shared<CompletionCall>(std::move(lease), Prompt{prompts->front(), true},

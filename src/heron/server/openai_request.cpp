@@ -2,6 +2,7 @@
 
 #include "heron/http/http_error.h"
 #include "heron/http/json_fields.h"
+#include "heron/server/response_format.h"
 
 namespace heron::server {
 
@@ -16,12 +17,6 @@ void reject_unsupported(const nlohmann::json& body, bool legacy) {
   if (auto n = http::get_int(body, "best_of", "best_of", 1, INT32_MAX); n && *n != 1) {
     throw bad_request("best_of must be 1");
   }
-  if (const auto* rf = http::get_object(body, "response_format", "response_format")) {
-    const auto type = http::get_string(*rf, "type", "response_format.type").value_or("text");
-    if (type != "text") {
-      throw bad_request("response_format type '" + type + "' is not supported yet");
-    }
-  }
   if (const auto* v = http::field(body, "tools"); legacy && v && !(v->is_array() && v->empty())) {
     throw bad_request("tools need /v1/chat/completions");
   }
@@ -34,10 +29,11 @@ void reject_unsupported(const nlohmann::json& body, bool legacy) {
 
 }  // namespace
 
-OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerContext& ctx,
-                                   bool legacy) {
+OpenAIRequest parse_openai_request(const nlohmann::json& body, std::string_view raw_body,
+                                   const ServerContext& ctx, bool legacy) {
   OpenAIRequest r;
   reject_unsupported(body, legacy);
+  const auto format = read_openai_response_format(body, raw_body);
   auto name = http::get_string(body, "model", "model");
   if (!name || name->empty()) throw bad_request("model is required");
   // Read once to validate before the model is known (a bad request is a 400 even for an
@@ -97,6 +93,7 @@ OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerConte
   fill(nlohmann::json::object());
   r.model = ctx.resolver.resolve(*name);
   if (!r.model.options.empty()) fill(r.model.options);
+  r.params.format = format;
   return r;
 }
 

@@ -3,6 +3,7 @@
 // ranges; anything heron cannot honour (n > 1, response_format, tools on
 // /v1/completions, ...) is a 400.
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +20,8 @@ struct OpenAIRequest {
 };
 
 // `legacy`: /v1/completions, where logprobs is an integer (the number of alternatives).
-OpenAIRequest parse_openai_request(const nlohmann::json& body, const ServerContext& ctx,
-                                   bool legacy);
+// raw_body: the text `body` was parsed from (a schema in response_format keeps its key order).
+OpenAIRequest parse_openai_request(const nlohmann::json& body, std::string_view raw_body,
+                                   const ServerContext& ctx, bool legacy);
 
 }  // namespace heron::server
