@@ -4,6 +4,8 @@ import sys
 import subprocess
 from pathlib import Path
 
+import ollama
+import openai
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,3 +129,14 @@ def minilm_model():
     if not (path / "model.safetensors").is_file():
         pytest.fail("all-MiniLM-L6-v2 is not extracted in .venv/models; run ./x test")
     return path
+
+
+# The unmodified clients on the session's server.
+@pytest.fixture(scope="module")
+def oll(serve):
+    return ollama.Client(host=serve.url, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def oai(serve):
+    return openai.OpenAI(base_url=serve.url + "/v1", api_key="unused", timeout=300, max_retries=0)

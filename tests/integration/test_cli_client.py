@@ -76,6 +76,17 @@ def test_run_with_prompt_argument_matches_ollama_generate(cli, client):
     assert r.stdout == want + "\n"
 
 
+def test_run_format_json_answers_a_json_object(cli, client):
+    prompt = "Give the name and age of John, who is 30, as JSON."
+    r = cli("run", "default", prompt, "--format", "json", "--options", json.dumps(GREEDY))
+    assert r.returncode == 0, r.stderr
+    assert isinstance(json.loads(r.stdout), dict), r.stdout
+    assert r.stdout == client.generate(model="default", prompt=prompt, format="json",
+                                       options=GREEDY).response + "\n"
+    r = cli("run", "default", prompt, "--format", "yaml")
+    assert r.returncode != 0 and "--format must be json" in r.stderr
+
+
 def test_run_with_stdin_matches_ollama_generate(cli, client):
     text = "Name three primary colors.\n"
     r = cli("run", "default", "--options", json.dumps(GREEDY), stdin=text)

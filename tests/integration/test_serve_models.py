@@ -15,16 +15,6 @@ QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
 PROMPT = "Once upon a time, in a small village,"  # raw text both models go on with
 
 
-@pytest.fixture(scope="module")
-def oll(serve):
-    return ollama.Client(host=serve.url, timeout=120)
-
-
-@pytest.fixture(scope="module")
-def oai(serve):
-    return openai.OpenAI(base_url=serve.url + "/v1", api_key="unused", timeout=120, max_retries=0)
-
-
 @pytest.fixture(scope="module", params=["default", "tiny"])
 def model(request, tiny_llama):
     return "default" if request.param == "default" else str(tiny_llama.resolve())

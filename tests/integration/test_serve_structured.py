@@ -106,16 +106,6 @@ def ask(stem):
     return [{"role": "user", "content": PROMPTS[stem]}]
 
 
-@pytest.fixture(scope="module")
-def oll(serve):
-    return ollama.Client(host=serve.url, timeout=300)
-
-
-@pytest.fixture(scope="module")
-def oai(serve):
-    return openai.OpenAI(base_url=serve.url + "/v1", api_key="unused", timeout=300, max_retries=0)
-
-
 # --- the suite itself (no server) ------------------------------------------------------------
 
 def test_examples_cover_the_suite():
