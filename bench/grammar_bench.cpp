@@ -55,13 +55,18 @@ int main(int argc, char** argv) {
     std::cerr << "usage: grammar_bench TOKENIZER_JSON END_ID STEPS SEED SCHEMA.json...\n";
     return 2;
   }
-  auto tokenizer = heron::tokenizer::Tokenizer::from_json_files(argv[1], std::nullopt);
-  const int32_t end_id = std::stoi(argv[2]);
-  auto vocabulary = heron::grammar::Vocabulary::from_tokenizer(*tokenizer, {end_id});
-  const int steps = std::stoi(argv[3]);
-  const auto seed = static_cast<unsigned>(std::stoul(argv[4]));
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 5; i < argc; ++i)
-    out.push_back(walk(argv[i], vocabulary, end_id, steps, seed + i - 5));
-  std::cout << out.dump() << "\n";
+  try {
+    auto tokenizer = heron::tokenizer::Tokenizer::from_json_files(argv[1], std::nullopt);
+    const int32_t end_id = std::stoi(argv[2]);
+    auto vocabulary = heron::grammar::Vocabulary::from_tokenizer(*tokenizer, {end_id});
+    const int steps = std::stoi(argv[3]);
+    const auto seed = static_cast<unsigned>(std::stoul(argv[4]));
+    nlohmann::json out = nlohmann::json::array();
+    for (int i = 5; i < argc; ++i)
+      out.push_back(walk(argv[i], vocabulary, end_id, steps, seed + i - 5));
+    std::cout << out.dump() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "grammar_bench: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -20,7 +20,7 @@ sample::Draw PlainDecoder::dispatch_step(const mx::array& token) {
 }
 
 TokenStep PlainDecoder::read(sample::Draw& draw) {
-  const TokenStep t = TokenRows(draw.token, draw.logprobs)[0];
+  TokenStep t = TokenRows(draw.token, draw.logprobs)[0];
   seq_.tokens.push_back(t.id);
   if (seq_.grammar) seq_.grammar->accept(t.id);
   return t;
