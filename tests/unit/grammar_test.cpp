@@ -133,6 +133,8 @@ TEST(GrammarSchema, NumberBoundsNeverEmitOutOfRange) {
   for (const char* t : {"-2", "0", "9", "9.999", "-1.5", "-0.25", "3.75"})
     EXPECT_TRUE(valid(s, t)) << t;
   for (const char* t : {"10", "10.5", "-3", "-2.75", "1e2", "-2.6"}) EXPECT_FALSE(valid(s, t)) << t;
+  EXPECT_FALSE(valid(s, "9.9999999999999999"));  // a double reads 10
+  EXPECT_TRUE(valid(s, "9.99999999999999"));
   // Walk every accepted short value: each lies in the bounds.
   Matcher m = matcher(s);
   for (int ip = -20; ip <= 20; ++ip)
@@ -261,6 +263,156 @@ TEST(GrammarSchema, Patterns) {
   EXPECT_NE(error_of(R"({"pattern":"a^b"})").find("anchors"), std::string::npos);
   EXPECT_TRUE(valid(R"({"pattern":"^a{b}$"})", R"("a{b}")"));  // '{' without a count: literal
   EXPECT_NE(error_of(R"j({"pattern":"(a*)*"})j").find("left-recursive"), std::string::npos);
+}
+
+// Random byte walks (the byte vocabulary) until the value ends: no step may dead-end, and
+// every finished value must pass `check`. `closer` is picked often so that walks end.
+void byte_walks(const std::string& schema, char closer,
+                const std::function<bool(const std::string&)>& check) {
+  std::mt19937 rng(99);
+  Matcher base = matcher(schema);
+  for (int walk = 0; walk < 30; ++walk) {
+    Matcher m = base;
+    std::string text;
+    for (int steps = 0; steps < 4000 && !m.complete(); ++steps) {
+      const auto mask = m.allowed();
+      if (mask->allowed[256] && rng() % 4 == 0) break;
+      std::vector<int32_t> ids;
+      if (mask->allowed[static_cast<uint8_t>(closer)] && rng() % 8 == 0)
+        ids.push_back(static_cast<uint8_t>(closer));
+      for (int32_t id = 0; id < 256 && ids.empty(); ++id)
+        if (mask->allowed[id]) ids.push_back(id);
+      if (ids.size() > 1)
+        ids = {ids[std::uniform_int_distribution<size_t>(0, ids.size() - 1)(rng)]};
+      if (ids.empty()) {
+        ASSERT_TRUE(mask->allowed[256]) << schema << " dead-ends after " << text;
+        break;
+      }
+      ASSERT_TRUE(m.accept(ids[0]));
+      text += static_cast<char>(ids[0]);
+    }
+    ASSERT_TRUE(m.accepting()) << schema << " did not finish: " << text;
+    json j;
+    ASSERT_NO_THROW(j = json::parse(text)) << text;
+    EXPECT_TRUE(check(text)) << schema << "\n" << text;
+  }
+}
+
+// Code points of a JSON string value.
+size_t code_points(const std::string& json_text) {
+  const std::string s = json::parse(json_text).get<std::string>();
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; }));
+}
+
+TEST(GrammarSchema, PatternWithLengths) {
+  const std::string sql =
+      R"({"type":"string","pattern":"^(SELECT|WITH|INSERT|UPDATE|DELETE)\\s[^;]*$","maxLength":400})";
+  EXPECT_TRUE(valid(sql, R"("SELECT a FROM b")"));
+  EXPECT_TRUE(valid(sql, R"("WITH\tx")"));
+  EXPECT_FALSE(prefix(sql, R"("SELECT a;)"));
+  EXPECT_FALSE(valid(sql, R"("SELECT a; DROP")"));
+  EXPECT_FALSE(prefix(sql, R"("DROP)"));
+  EXPECT_FALSE(valid(sql, R"("SELECT")"));
+  EXPECT_TRUE(valid(sql, "\"SELECT " + std::string(393, 'x') + "\""));     // 400 characters
+  EXPECT_FALSE(prefix(sql, "\"SELECT " + std::string(394, 'x')));          // 401
+  EXPECT_TRUE(valid(sql, "\"SELECT " + std::string(392, 'x') + "\\n\""));  // an escape is one
+  const std::string word = R"({"type":"string","pattern":"^\\w+$","maxLength":40})";
+  EXPECT_TRUE(valid(word, "\"" + std::string(40, 'w') + "\""));
+  EXPECT_FALSE(prefix(word, "\"" + std::string(41, 'w')));
+  EXPECT_FALSE(valid(word, R"("")"));
+  EXPECT_FALSE(prefix(word, R"("a b)"));
+  const std::string path = R"({"type":"string","pattern":"^/[\\w/.-]*$","maxLength":100})";
+  EXPECT_TRUE(valid(path, R"("/usr/lib/x-1.2")"));
+  EXPECT_TRUE(valid(path, R"("/")"));
+  EXPECT_FALSE(prefix(path, R"("usr)"));
+  EXPECT_FALSE(prefix(path, "\"/" + std::string(100, 'a')));
+  // minLength: no upper bound, and both.
+  const std::string least = R"({"pattern":"^[a-z]+$","minLength":3})";
+  EXPECT_FALSE(valid(least, R"("ab")"));
+  EXPECT_TRUE(valid(least, R"("abc")"));
+  EXPECT_TRUE(valid(least, "\"" + std::string(500, 'z') + "\""));
+  const std::string both = R"({"pattern":"^a*b*$","minLength":2,"maxLength":3})";
+  EXPECT_FALSE(valid(both, R"("a")"));
+  EXPECT_TRUE(valid(both, R"("ab")"));
+  EXPECT_TRUE(valid(both, R"("abb")"));
+  EXPECT_FALSE(prefix(both, R"("abba)"));
+  // A search pattern: what remains must still fit, or the prefix is refused (no dead end).
+  const std::string search = R"({"pattern":"ab","maxLength":4})";
+  EXPECT_TRUE(valid(search, R"("xaby")"));
+  EXPECT_TRUE(valid(search, R"("xxab")"));
+  EXPECT_FALSE(prefix(search, R"("xxx)"));
+  EXPECT_FALSE(valid(search, R"("xx")"));
+  // Formats with lengths.
+  const std::string date = R"({"type":"string","format":"date","minLength":10,"maxLength":10})";
+  EXPECT_TRUE(valid(date, R"("2024-02-29")"));
+  EXPECT_FALSE(prefix(date, R"("2024-13)"));
+  const std::string email = R"({"type":"string","format":"email","maxLength":12})";
+  EXPECT_TRUE(valid(email, R"("ab@cd.ef")"));
+  EXPECT_FALSE(prefix(email, R"("abcdefghi@)"));  // 10, and "x.y" more would make 13
+  EXPECT_FALSE(valid(email, R"("ab@cd")"));
+  EXPECT_TRUE(valid(R"({"format":"uri","maxLength":3})", R"("abc")"));
+  EXPECT_FALSE(prefix(R"({"format":"uri","maxLength":3})", R"("abcd)"));
+  // Nothing satisfies both; pattern and format together stay unsupported.
+  EXPECT_NE(error_of(R"({"pattern":"^a{5}$","maxLength":3})").find("no string"), std::string::npos);
+  EXPECT_NE(error_of(R"({"pattern":"^a$","format":"date"})").find("pattern and format"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"pattern":"^\\w+$","maxLength":1000000})").find("schema too large"),
+            std::string::npos);
+
+  byte_walks(sql, '"', [](const std::string& t) {
+    const std::string v = json::parse(t).get<std::string>();
+    bool keyword = false;
+    for (const char* k : {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE"}) {
+      const std::string kw = k;
+      keyword = keyword || (v.compare(0, kw.size(), kw) == 0 && v.size() > kw.size() &&
+                            std::isspace(static_cast<unsigned char>(v[kw.size()])));
+    }
+    return keyword && v.find(';') == std::string::npos && code_points(t) <= 400;
+  });
+  byte_walks(word, '"', [](const std::string& t) {
+    const std::string v = json::parse(t).get<std::string>();
+    return !v.empty() && v.size() <= 40 &&
+           std::all_of(v.begin(), v.end(), [](char c) { return std::isalnum(c) || c == '_'; });
+  });
+  byte_walks(email, '"', [](const std::string& t) {
+    const std::string v = json::parse(t).get<std::string>();
+    return v.size() <= 12 && v.find('@') != std::string::npos;
+  });
+  byte_walks(least, '"', [](const std::string& t) { return code_points(t) >= 3; });
+}
+
+TEST(GrammarSchema, NumberBoundsExclusiveAtIntegers) {
+  const std::string p = R"({"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1})";
+  for (const char* t : {"0.5", "0.25", "0.001", "0.9999999999999999", "0.10"})
+    EXPECT_TRUE(valid(p, t)) << t;
+  for (const char* t : {"0", "0.0", "0.000", "1", "1.0", "-0.5", "1.5", "-0"})
+    EXPECT_FALSE(valid(p, t)) << t;
+  EXPECT_FALSE(prefix(p, "1"));
+  const std::string in = R"({"type":"number","minimum":0,"maximum":1})";
+  for (const char* t : {"0", "1", "0.5", "1.0", "1.00", "0.0"}) EXPECT_TRUE(valid(in, t)) << t;
+  for (const char* t : {"1.5", "1.01", "-0.5", "2"}) EXPECT_FALSE(valid(in, t)) << t;
+  const std::string neg = R"({"type":"number","exclusiveMinimum":-1,"exclusiveMaximum":0})";
+  EXPECT_TRUE(valid(neg, "-0.5"));
+  for (const char* t : {"-0.0", "0", "-1", "-1.0", "-0"}) EXPECT_FALSE(valid(neg, t)) << t;
+  const std::string wide = R"({"type":"number","exclusiveMinimum":2,"maximum":5})";
+  for (const char* t : {"2.5", "3", "4.75", "5", "5.0"}) EXPECT_TRUE(valid(wide, t)) << t;
+  for (const char* t : {"2", "2.0", "5.5", "5.01", "1.5"}) EXPECT_FALSE(valid(wide, t)) << t;
+  // Next to a strict bound, short enough that a double reader keeps it off the bound.
+  EXPECT_TRUE(valid(wide, "2.00000000000001"));
+  EXPECT_FALSE(valid(wide, "2.000000000000001"));
+  EXPECT_TRUE(valid(wide, "3.000000000000001"));  // 3 is not a bound
+  for (const std::string& s : {p, in, neg, wide}) {
+    const auto b = json::parse(s);
+    byte_walks(s, '0', [&](const std::string& t) {
+      const double v = std::stod(t);
+      const bool lo = b.contains("minimum") ? v >= b["minimum"].get<double>()
+                                            : v > b["exclusiveMinimum"].get<double>();
+      const bool hi = b.contains("maximum") ? v <= b["maximum"].get<double>()
+                                            : v < b["exclusiveMaximum"].get<double>();
+      return lo && hi;
+    });
+  }
 }
 
 TEST(GrammarSchema, Formats) {
@@ -456,6 +608,13 @@ TEST(GrammarQwen3, RandomWalksEndInValidJson) {
          "pattern":"^[A-Z]{2}-\\d{3}$"},"kids":{"type":"array","items":{"$ref":"#/$defs/n"},
          "maxItems":2}},"required":["id"]}},"$ref":"#/$defs/n"})",
        [](const json& j) { return j.is_object() && j["id"].get<std::string>().size() == 6; }},
+      {R"({"type":"object","properties":{"q":{"type":"string","maxLength":400,
+         "pattern":"^(SELECT|WITH|INSERT|UPDATE|DELETE)\\s[^;]*$"},"p":{"type":"number",
+         "exclusiveMinimum":0,"exclusiveMaximum":1}},"required":["q","p"]})",
+       [](const json& j) {
+         const std::string q = j["q"];
+         return q.find(';') == std::string::npos && j["p"] > 0 && j["p"] < 1;
+       }},
       {"", [](const json& j) { return j.is_object(); }},
   };
   int finished = 0;

@@ -369,6 +369,21 @@ class Compiler {
     return b_.add(std::move(alts));
   }
 
+  // "." and 1..16 zeros.
+  uint32_t zero_fraction() {
+    return b_.add({cat({B::literal("."), r(b_.repeat(b_.add({B::literal("0")}), 1, 16))})});
+  }
+
+  // "." and 1..`max` digits, not all zeros.
+  uint32_t nonzero_fraction(size_t max) {
+    // tail: n digits at most, at least one of them non-zero.
+    uint32_t tail = b_.add({{B::bytes('1', '9')}});
+    for (size_t n = 2; n <= max; ++n)
+      tail = b_.add({{B::bytes('1', '9'), B::ref(b_.repeat(digit_, 0, n - 1))},
+                     {B::bytes('0', '0'), B::ref(tail)}});
+    return b_.add({cat({B::literal("."), r(tail)})});
+  }
+
   uint32_t numeric(const ojson& s, bool integer, const std::string& ptr) {
     const bool bounded = s.contains("minimum") || s.contains("maximum") ||
                          s.contains("exclusiveMinimum") || s.contains("exclusiveMaximum");
@@ -399,17 +414,38 @@ class Compiler {
     const int64_t ihi =
         std::min(kIntLimit, clamp_int(hi_strict ? std::ceil(hi) - 1 : std::floor(hi)));
     std::vector<Seq> alts;
-    if (ilo <= ihi) alts.push_back(r(integer_range(ilo, ihi)));
-    if (!integer) {
-      // ip.frac lies in [ip, ip + 1); -ip.frac in (-(ip + 1), -ip].
-      const int64_t p_lo = std::max<int64_t>(0, ilo);
+    if (integer) {
+      if (ilo <= ihi) alts.push_back(r(integer_range(ilo, ihi)));
+    } else {
+      // An integer in the bounds, with or without an all-zero fraction (1, 1.0, 1.00).
+      if (ilo <= ihi)
+        alts.push_back(cat({r(integer_range(ilo, ihi)), r(b_.add({{}, r(zero_fraction())}))}));
+      // A fraction with a non-zero digit: ip.frac lies in (ip, ip + 1), -ip.frac in
+      // (-(ip + 1), -ip); whichever the bounds' strictness, that is inside when lo <= ip and
+      // ip + 1 <= hi (lo <= -(ip + 1) and -ip <= hi). So 0 < x < 1 writes 0.5, never 0.0.
+      // Next to a strict bound the fraction is short enough (15 significant digits) that a
+      // reader's double keeps it off the bound: 2.0000000000000001 would read as 2.
+      auto fractional = [&](int64_t a, int64_t z, bool strict_a, bool strict_z, const Seq& sign) {
+        auto one = [&](int64_t ip) {
+          // 0.x: 16 digits still read as neither 0 nor 1.
+          const size_t room = ip == 0 ? 16 : 15 - std::min<size_t>(15, std::to_string(ip).size());
+          if (room > 0)
+            alts.push_back(cat({sign, r(natural_range(ip, ip)), r(nonzero_fraction(room))}));
+        };
+        if (a > z) return;
+        if (strict_a) one(a++);
+        if (a > z) return;
+        if (strict_z) one(z--);
+        if (a <= z) alts.push_back(cat({sign, r(natural_range(a, z)), r(nonzero_fraction(16))}));
+      };
+      const int64_t p_lo = std::max<int64_t>(0, clamp_int(std::ceil(lo)));
       const int64_t p_hi = std::min(kIntLimit, clamp_int(std::floor(hi)) - 1);
-      if (p_lo <= p_hi) alts.push_back(cat({r(natural_range(p_lo, p_hi)), r(fraction_)}));
-      const int64_t n_lo =
-          std::max<int64_t>(0, clamp_int(hi_strict ? std::floor(-hi) + 1 : std::ceil(-hi)));
+      fractional(p_lo, p_hi, lo_strict && lo == static_cast<double>(p_lo),
+                 hi_strict && hi == static_cast<double>(p_hi + 1), {});
+      const int64_t n_lo = std::max<int64_t>(0, clamp_int(std::ceil(-hi)));
       const int64_t n_hi = std::min(kIntLimit, clamp_int(std::floor(-lo)) - 1);
-      if (n_lo <= n_hi)
-        alts.push_back(cat({B::literal("-"), r(natural_range(n_lo, n_hi)), r(fraction_)}));
+      fractional(n_lo, n_hi, hi_strict && -hi == static_cast<double>(n_lo),
+                 lo_strict && -lo == static_cast<double>(n_hi + 1), B::literal("-"));
     }
     if (alts.empty())
       invalid(ptr, integer ? "no integer satisfies the bounds"
@@ -480,26 +516,52 @@ class Compiler {
     return chars_;  // other formats are annotations
   }
 
+  // A format's strings as a pattern (the language of format()), for a format beside
+  // minLength/maxLength; nullopt for formats that are annotations.
+  static std::optional<std::string> format_pattern(const std::string& f) {
+    const std::string date = R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))";
+    const std::string hour = "([01][0-9]|2[0-3])";
+    const std::string time =
+        hour + R"(:[0-5][0-9]:[0-5][0-9](\.\d{3})?(Z|[+-])" + hour + ":[0-5][0-9])";
+    const std::string hex = "[0-9a-fA-F]";
+    if (f == "date") return "^" + date + "$";
+    if (f == "time") return "^" + time + "$";
+    if (f == "date-time") return "^" + date + "T" + time + "$";
+    if (f == "uuid")
+      return "^" + hex + "{8}-" + hex + "{4}-" + hex + "{4}-" + hex + "{4}-" + hex + "{12}$";
+    if (f == "email")
+      return R"(^[a-zA-Z0-9_%+-]+(\.[a-zA-Z0-9_%+-]+)*@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$)";
+    return std::nullopt;
+  }
+
   uint32_t string(const ojson& s, const std::string& ptr) {
-    const bool lengths = s.contains("minLength") || s.contains("maxLength");
-    const int shapes =
-        (lengths ? 1 : 0) + (s.contains("pattern") ? 1 : 0) + (s.contains("format") ? 1 : 0);
-    if (shapes > 1)
+    if (s.contains("pattern") && s.contains("format"))
       throw Error("unsupported JSON schema keyword combination at " + where(ptr) +
-                  ": only one of minLength/maxLength, pattern and format");
-    if (s.contains("pattern")) {
-      if (!s["pattern"].is_string()) invalid(child(ptr, "pattern"), "expected a string");
-      return quoted(compile_pattern(b_, s["pattern"].get<std::string>()));
-    }
-    if (s.contains("format")) {
-      if (!s["format"].is_string()) invalid(child(ptr, "format"), "expected a string");
-      return quoted(format(s["format"].get<std::string>()));
-    }
-    if (!lengths) return string_;
+                  ": pattern and format");
     const size_t min = s.contains("minLength") ? count_at(s, "minLength", ptr) : 0;
     std::optional<size_t> max;
     if (s.contains("maxLength")) max = count_at(s, "maxLength", ptr);
     if (max && *max < min) invalid(ptr, "maxLength < minLength");
+    const bool lengths = min > 0 || max;
+    std::optional<std::string> pattern;  // beside lengths
+    if (s.contains("pattern")) {
+      if (!s["pattern"].is_string()) invalid(child(ptr, "pattern"), "expected a string");
+      if (!lengths) return quoted(compile_pattern(b_, s["pattern"].get<std::string>()));
+      pattern = s["pattern"].get<std::string>();
+    } else if (s.contains("format")) {
+      if (!s["format"].is_string()) invalid(child(ptr, "format"), "expected a string");
+      if (!lengths) return quoted(format(s["format"].get<std::string>()));
+      pattern = format_pattern(s["format"].get<std::string>());
+    }
+    if (pattern) {
+      // Both at once: the pattern's automaton with a character count.
+      const auto rule = compile_pattern(b_, *pattern, min, max);
+      if (!rule)
+        invalid(ptr, "no string within minLength/maxLength matches " +
+                         std::string(s.contains("pattern") ? "the pattern" : "the format"));
+      return quoted(*rule);
+    }
+    if (!lengths) return string_;
     return quoted(b_.repeat(char_, min, max));
   }
 

@@ -1,5 +1,8 @@
 #include "heron/grammar/regex.h"
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "heron/core/error.h"
@@ -40,18 +43,35 @@ CodePointSet ascii_without(const CodePointSet& set) {
   return out;
 }
 
+struct Quantifier {
+  size_t min = 0;
+  std::optional<size_t> max;  // nullopt: unbounded
+};
+
+// A parsed pattern: an atom (a set of code points, or a group of alternatives, each a
+// sequence) with the quantifiers that follow it, applied in order (a{2}{3}). Quantifiers
+// are a list rather than nested nodes, so that a long run of them nests nothing.
+struct Node {
+  bool group = false;
+  CodePointSet set;                     // !group
+  std::vector<std::vector<Node>> alts;  // group
+  std::vector<Quantifier> quantifiers;
+};
+
 class Parser {
  public:
-  Parser(GrammarBuilder& b, std::string_view pattern)
-      : b_(b), pattern_(pattern), p_(decode_utf8(pattern, pattern)) {}
+  explicit Parser(std::string_view pattern)
+      : pattern_(pattern), p_(decode_utf8(pattern, pattern)) {}
 
-  uint32_t top() {
-    const uint32_t any = b_.repeat(json_char_rule(b_, any_code_point()), 0, std::nullopt);
-    std::vector<Seq> branches;
+  // The whole pattern as one group; search semantics: a branch without ^ or $ gets "any
+  // characters" before or after it.
+  Node top() {
+    Node any{false, any_code_point(), {}, {Quantifier{0, std::nullopt}}};
+    Node out{true, {}, {}, {}};
     while (true) {
       const bool start = eat('^');
-      Seq seq;
-      if (!start) seq.push_back(GrammarBuilder::ref(any));
+      std::vector<Node> seq;
+      if (!start) seq.push_back(any);
       bool end = false;
       while (i_ < p_.size() && p_[i_] != '|') {
         if (eat('$')) {
@@ -59,20 +79,21 @@ class Parser {
           end = true;
           break;
         }
-        seq.push_back(GrammarBuilder::ref(quantified()));
+        seq.push_back(quantified());
       }
-      if (!end) seq.push_back(GrammarBuilder::ref(any));
-      branches.push_back(std::move(seq));
+      if (!end) seq.push_back(any);
+      out.alts.push_back(std::move(seq));
       if (!eat('|')) break;
     }
     if (i_ != p_.size()) fail("unbalanced ')'");
-    return b_.add(std::move(branches));
+    return out;
   }
 
- private:
   [[noreturn]] void fail(const std::string& why) const {
     throw Error("unsupported pattern '" + std::string(pattern_) + "': " + why);
   }
+
+ private:
   bool eat(char32_t c) {
     if (i_ < p_.size() && p_[i_] == c) {
       ++i_;
@@ -81,15 +102,14 @@ class Parser {
     return false;
   }
 
-  uint32_t alternation() {
-    std::vector<Seq> branches;
+  Node alternation() {
+    Node out{true, {}, {}, {}};
     do {
-      Seq seq;
-      while (i_ < p_.size() && p_[i_] != '|' && p_[i_] != ')')
-        seq.push_back(GrammarBuilder::ref(quantified()));
-      branches.push_back(std::move(seq));
+      std::vector<Node> seq;
+      while (i_ < p_.size() && p_[i_] != '|' && p_[i_] != ')') seq.push_back(quantified());
+      out.alts.push_back(std::move(seq));
     } while (eat('|'));
-    return b_.add(std::move(branches));
+    return out;
   }
 
   size_t number() {
@@ -105,8 +125,8 @@ class Parser {
     return n;
   }
 
-  uint32_t quantified() {
-    uint32_t a = atom();
+  Node quantified() {
+    Node a = atom();
     while (i_ < p_.size()) {
       size_t min = 0;
       std::optional<size_t> max;
@@ -129,29 +149,31 @@ class Parser {
         break;
       }
       eat('?');  // lazy: the same language
-      a = b_.repeat(a, min, max);
+      a.quantifiers.push_back({min, max});
     }
     return a;
   }
 
-  uint32_t atom() {
+  static Node set(CodePointSet s) { return Node{false, std::move(s), {}, {}}; }
+
+  Node atom() {
     if (i_ >= p_.size()) fail("missing atom");
     const char32_t c = p_[i_++];
     switch (c) {
       case '(': {
         if (++depth_ > kMaxGroupDepth) fail("groups nested too deeply");
         if (eat('?') && !eat(':')) fail("only (?:...) groups are supported");
-        const uint32_t r = alternation();
+        Node r = alternation();
         if (!eat(')')) fail("unbalanced '('");
         --depth_;
         return r;
       }
       case '[':
-        return json_char_rule(b_, char_class());
+        return set(char_class());
       case '.':
-        return json_char_rule(b_, complement({{'\n', '\n'}}));
+        return set(complement({{'\n', '\n'}}));
       case '\\':
-        return json_char_rule(b_, escape(nullptr));
+        return set(escape(nullptr));
       case '^':
       case '$':
         fail("anchors are supported only at the ends of a top-level branch");
@@ -162,7 +184,7 @@ class Parser {
       case ')':
         fail("unbalanced ')'");
     }
-    return json_char_rule(b_, {{c, c}});
+    return set({{c, c}});
   }
 
   uint32_t hex(int digits) {
@@ -267,17 +289,213 @@ class Parser {
     return wide ? ascii_without(set) : complement(set);
   }
 
-  GrammarBuilder& b_;
   std::string_view pattern_;
   std::u32string p_;
   size_t i_ = 0;
   int depth_ = 0;
 };
 
+// The pattern as grammar rules, node by node.
+uint32_t emit(GrammarBuilder& b, const Node& n) {
+  uint32_t rule;
+  if (n.group) {
+    std::vector<Seq> alts;
+    for (const auto& seq : n.alts) {
+      Seq refs;
+      for (const auto& item : seq) refs.push_back(GrammarBuilder::ref(emit(b, item)));
+      alts.push_back(std::move(refs));
+    }
+    rule = b.add(std::move(alts));
+  } else {
+    rule = json_char_rule(b, n.set);
+  }
+  for (const auto& q : n.quantifiers) rule = b.repeat(rule, q.min, q.max);
+  return rule;
+}
+
+// A Thompson NFA of the pattern over code points: every quantifier copied out ({2,4}: two
+// copies and two optional ones), so it is finite and its size capped.
+class Nfa {
+ public:
+  Nfa(const Parser& parser, size_t max_states) : parser_(parser), max_states_(max_states) {}
+
+  uint32_t state() {
+    if (eps.size() >= max_states_)
+      throw Error(
+          "schema too large: the pattern's automaton with minLength/maxLength would "
+          "exceed " +
+          std::to_string(kMaxGrammarElements) + " elements");
+    eps.emplace_back();
+    steps.emplace_back();
+    return static_cast<uint32_t>(eps.size() - 1);
+  }
+
+  // Adds `n` from state `from` and returns its end state. No part ever adds an edge into
+  // the state it starts from, so parts may share their start state.
+  uint32_t add(const Node& n, uint32_t from) { return quantified(n, n.quantifiers.size(), from); }
+
+  std::vector<std::vector<uint32_t>> eps;                         // epsilon edges
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> steps;  // (index in sets, target)
+  std::vector<CodePointSet> sets;
+
+ private:
+  // `n` with its first `k` quantifiers.
+  uint32_t quantified(const Node& n, size_t k, uint32_t from) {
+    if (k == 0) return atom(n, from);
+    if (k > 16) parser_.fail("more than 16 quantifiers in a row beside minLength/maxLength");
+    const Quantifier& q = n.quantifiers[k - 1];
+    uint32_t s = from;
+    for (size_t i = 0; i < q.min; ++i) s = quantified(n, k - 1, s);
+    if (!q.max) {
+      const uint32_t loop = state();
+      eps[s].push_back(loop);
+      const uint32_t e = quantified(n, k - 1, loop);
+      eps[e].push_back(loop);
+      return loop;
+    }
+    const uint32_t end = state();
+    eps[s].push_back(end);
+    for (size_t i = q.min; i < *q.max; ++i) {
+      s = quantified(n, k - 1, s);
+      eps[s].push_back(end);
+    }
+    return end;
+  }
+
+  uint32_t atom(const Node& n, uint32_t from) {
+    const uint32_t end = state();
+    if (!n.group) {
+      sets.push_back(n.set);
+      steps[from].emplace_back(static_cast<uint32_t>(sets.size() - 1), end);
+      return end;
+    }
+    for (const auto& seq : n.alts) {
+      uint32_t s = state();
+      eps[from].push_back(s);
+      for (const auto& item : seq) s = add(item, s);
+      eps[s].push_back(end);
+    }
+    return end;
+  }
+
+  const Parser& parser_;
+  size_t max_states_;
+};
+
 }  // namespace
 
 uint32_t compile_pattern(GrammarBuilder& b, std::string_view pattern) {
-  return Parser(b, pattern).top();
+  return emit(b, Parser(pattern).top());
+}
+
+std::optional<uint32_t> compile_pattern(GrammarBuilder& b, std::string_view pattern, size_t min,
+                                        std::optional<size_t> max) {
+  Parser parser(pattern);
+  const Node top = parser.top();
+  Nfa nfa(parser, kMaxGrammarElements);
+  const uint32_t start = nfa.state();
+  const uint32_t final_state = nfa.add(top, start);
+
+  // Without epsilon edges: the states a character step enters (and the start), each with
+  // the steps and acceptance of its epsilon closure; steps to one target share one set.
+  const size_t n = nfa.eps.size();
+  std::vector<uint32_t> index(n, UINT32_MAX), states{start};
+  index[start] = 0;
+  for (const auto& out : nfa.steps)
+    for (auto [set, target] : out)
+      if (index[target] == UINT32_MAX) {
+        index[target] = static_cast<uint32_t>(states.size());
+        states.push_back(target);
+      }
+  const size_t m = states.size();
+  std::vector<std::vector<std::pair<CodePointSet, uint32_t>>> next(m);  // (set, state index)
+  std::vector<uint8_t> accepting(m, 0);
+  std::vector<uint32_t> seen(n, UINT32_MAX), todo;
+  size_t work = 0;  // closure steps, capped: nested optional parts make closures long
+  for (uint32_t q = 0; q < m; ++q) {
+    std::vector<std::pair<uint32_t, CodePointSet>> by_target;  // target -> set
+    todo.assign(1, states[q]);
+    seen[states[q]] = q;
+    while (!todo.empty()) {
+      const uint32_t p = todo.back();
+      todo.pop_back();
+      if (++work > 16 * kMaxGrammarElements)
+        throw Error("schema too large: pattern '" + std::string(pattern) +
+                    "' is too ambiguous to combine with minLength/maxLength");
+      if (p == final_state) accepting[q] = 1;
+      for (auto [set, target] : nfa.steps[p]) {
+        const CodePointSet& cps = nfa.sets[set];
+        if (cps.empty()) continue;
+        auto it = std::find_if(by_target.begin(), by_target.end(),
+                               [&](const auto& e) { return e.first == index[target]; });
+        if (it == by_target.end()) {
+          by_target.emplace_back(index[target], cps);
+        } else {
+          it->second.insert(it->second.end(), cps.begin(), cps.end());
+        }
+      }
+      for (uint32_t e : nfa.eps[p])
+        if (seen[e] != q) {
+          seen[e] = q;
+          todo.push_back(e);
+        }
+    }
+    for (auto& [target, set] : by_target) next[q].emplace_back(normalized(std::move(set)), target);
+  }
+
+  // The product with a character count c: 0..max, or 0..min where c == min stands for "min
+  // or more" without a max. live[c * m + q]: an accepted end is reachable from (q, c), so no
+  // path into a dead end is ever offered.
+  const size_t levels = (max ? *max : min) + 1;
+  if (levels > kMaxGrammarElements / m)
+    throw Error("schema too large: pattern '" + std::string(pattern) +
+                "' with minLength/maxLength would exceed " + std::to_string(kMaxGrammarElements) +
+                " grammar elements");
+  auto step = [&](size_t c) -> std::optional<size_t> {
+    if (max) return c < *max ? std::optional<size_t>(c + 1) : std::nullopt;
+    return std::min(c + 1, min);
+  };
+  std::vector<uint8_t> live(levels * m, 0);
+  if (!max) {
+    // The top level loops into itself: states that reach acceptance at all.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t q = 0; q < m; ++q) {
+        if (live[min * m + q]) continue;
+        bool ok = accepting[q];
+        for (const auto& [set, t] : next[q]) ok = ok || live[min * m + t];
+        if (ok) live[min * m + q] = changed = true;
+      }
+    }
+  }
+  for (size_t c = max ? levels : levels - 1; c-- > 0;)
+    for (uint32_t q = 0; q < m; ++q) {
+      bool ok = accepting[q] && c >= min;
+      if (const auto nc = step(c))
+        for (const auto& [set, t] : next[q]) ok = ok || live[*nc * m + t];
+      live[c * m + q] = ok;
+    }
+  if (!live[0]) return std::nullopt;
+
+  std::vector<uint32_t> rule(levels * m, 0);
+  for (size_t i = 0; i < levels * m; ++i)
+    if (live[i]) rule[i] = b.declare();
+  std::map<CodePointSet, uint32_t> chars;
+  for (size_t c = 0; c < levels; ++c)
+    for (uint32_t q = 0; q < m; ++q) {
+      if (!live[c * m + q]) continue;
+      std::vector<Seq> alts;
+      if (accepting[q] && c >= min) alts.push_back({});
+      if (const auto nc = step(c))
+        for (const auto& [set, t] : next[q]) {
+          if (!live[*nc * m + t]) continue;
+          auto it = chars.find(set);
+          if (it == chars.end()) it = chars.emplace(set, json_char_rule(b, set)).first;
+          alts.push_back({GrammarBuilder::ref(it->second), GrammarBuilder::ref(rule[*nc * m + t])});
+        }
+      b.define(rule[c * m + q], std::move(alts));
+    }
+  return rule[0];
 }
 
 }  // namespace heron::grammar
