@@ -26,7 +26,7 @@ import ollama
 import openai
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, start_serve
 
 SCHEMAS = FIXTURES / "schemas"
 SUITE = {p.stem: json.loads(p.read_text()) for p in sorted(SCHEMAS.glob("*.json"))
@@ -221,6 +221,36 @@ def test_openai_stream_concatenates_to_a_valid_value(oai):
             finish = chunk.choices[0].finish_reason or finish
     assert finish == "stop"
     assert_valid(text, schema)
+
+
+# --- speculation --------------------------------------------------------------------------
+
+# An answer that copies the prompt, so prompt lookup drafts; the grammar cuts each draft at
+# its first token the schema refuses, and masks the verifying rows as plain decoding would.
+# The pattern refuses what the model wants to write at some verified positions (capitals, '.').
+ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "pattern": "^[a-z ,]+$"}},
+               "required": ["text"], "additionalProperties": False}
+ECHO = ("Repeat these sentences exactly, in the text field: The quick brown fox jumps over the "
+        "lazy dog. The lazy dog sleeps in the warm afternoon sun, and the fox runs home.")
+
+
+@pytest.mark.parametrize("options", [{"temperature": 0}, {"temperature": 0.7, "seed": 4}])
+def test_speculation_under_a_schema_gives_the_plain_text(heron_bin, tmp_path, options):
+    # A server of its own: the depth controller starts from its defaults, whatever ran before.
+    with start_serve(heron_bin, tmp_path) as serve:
+        def chat(speculation):
+            r = httpx.post(serve.url + "/api/chat", timeout=300, json={
+                "model": "default", "messages": [{"role": "user", "content": ECHO}],
+                "stream": False, "format": ECHO_SCHEMA,
+                "options": dict(options, num_predict=200, speculation=speculation)})
+            assert r.status_code == 200, r.text
+            return r.json()
+        plain, spec = chat(False), chat(True)
+    assert "speculation" not in plain
+    assert spec["speculation"]["rounds"] > 0 and spec["speculation"]["accepted"] > 0, spec
+    assert spec["message"]["content"] == plain["message"]["content"]
+    assert spec["done_reason"] == plain["done_reason"] == "stop"
+    assert_valid(spec["message"]["content"], ECHO_SCHEMA)
 
 
 # --- JSON mode --------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
   }
   PlainDecoder plain(sequence);
   std::optional<SpeculativeDecoder> speculative;
-  if (speculation && options.speculate && !grammar) {
+  if (speculation && options.speculate) {
     speculation->drafter.reset(options.sampling);
     speculation->drafter.committed(prompt);
     speculative.emplace(sequence, plain, speculation->drafter, speculation->controller);
@@ -106,7 +106,7 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
         done = true;
         break;
       }
-      if (grammar && grammar->complete()) {  // the value is whole: nothing may follow
+      if (token.completes) {  // the value is whole: nothing may follow
         stats.done_reason = "stop";
         done = true;
         break;

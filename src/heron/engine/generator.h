@@ -26,7 +26,7 @@ struct GenerateOptions {
   std::function<bool()> cancelled;  // polled between prefill chunks; may be empty
   bool speculate = true;            // with a Speculation given to generate()
   // The output's grammar (structured outputs): every draw is masked to it and generation
-  // ends when its value is complete. Decoding does not speculate under it yet.
+  // ends when its value is complete; speculative drafts are cut to it.
   std::optional<grammar::Matcher> grammar;
 };
 

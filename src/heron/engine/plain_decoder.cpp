@@ -8,9 +8,11 @@ namespace heron::engine {
 
 namespace mx = mlx::core;
 
-sample::Draw PlainDecoder::dispatch_step(const mx::array& token) {
-  auto logits =
-      seq_.model.forward(model::Batch::single(token, seq_.offset()), seq_.cache.caches()).logits;
+mx::array PlainDecoder::forward(const mx::array& token) {
+  return seq_.model.forward(model::Batch::single(token, seq_.offset()), seq_.cache.caches()).logits;
+}
+
+sample::Draw PlainDecoder::draw(const mx::array& logits) {
   auto draw = seq_.grammar ? seq_.sampler.sample(logits, seq_.grammar->allowed())
                            : seq_.sampler.sample(logits);
   std::vector<mx::array> outs{draw.token};
@@ -22,21 +24,31 @@ sample::Draw PlainDecoder::dispatch_step(const mx::array& token) {
 TokenStep PlainDecoder::read(sample::Draw& draw) {
   TokenStep t = TokenRows(draw.token, draw.logprobs)[0];
   seq_.tokens.push_back(t.id);
-  if (seq_.grammar) seq_.grammar->accept(t.id);
+  if (seq_.grammar) t.completes = seq_.grammar->accept(t.id);
   return t;
 }
 
 std::vector<TokenStep> PlainDecoder::next(int remaining) {
   if (!in_flight_) {
-    in_flight_ = dispatch_step(mx::array({seq_.tokens.back()}));
+    in_flight_ = draw(forward(mx::array({seq_.tokens.back()})));
     seq_.cache.append(std::span(&seq_.tokens.back(), 1));
   }
   auto current = std::move(*in_flight_);
   in_flight_.reset();
-  // A grammar's next mask depends on this token: no step goes ahead of the read.
-  if (remaining > 1 && !seq_.grammar) in_flight_ = dispatch_step(current.token);
-  const TokenStep t = read(current);
-  if (in_flight_) seq_.cache.append(std::span(&t.id, 1));  // the caches now hold it
+  if (remaining <= 1) return {read(current)};
+  TokenStep t;
+  if (seq_.grammar) {
+    // The next mask needs this token, so only the forward goes ahead of the read: the
+    // device computes it while the host reads the token and walks the grammar.
+    auto logits = forward(current.token);
+    mx::async_eval(logits);
+    t = read(current);
+    in_flight_ = draw(logits);
+  } else {
+    in_flight_ = draw(forward(current.token));
+    t = read(current);
+  }
+  seq_.cache.append(std::span(&t.id, 1));  // the step in flight read it into the caches
   return {t};
 }
 

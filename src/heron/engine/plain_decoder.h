@@ -1,7 +1,7 @@
 #pragma once
 // Plain pipelined decoding: step n + 1 is dispatched before token n is read, so the host
-// builds the next graph while the device computes (not under a grammar, whose mask for
-// step n + 1 needs token n).
+// builds the next graph while the device computes. Under a grammar only step n + 1's
+// forward goes ahead: its draw needs the mask that token n leads to.
 #include <optional>
 
 #include "heron/engine/decoder.h"
@@ -20,7 +20,8 @@ class PlainDecoder : public Decoder {
   bool in_flight() const { return in_flight_.has_value(); }
 
  private:
-  sample::Draw dispatch_step(const mlx::core::array& token);
+  mlx::core::array forward(const mlx::core::array& token);
+  sample::Draw draw(const mlx::core::array& logits);  // dispatched, not read
   TokenStep read(sample::Draw& draw);
 
   Sequence& seq_;

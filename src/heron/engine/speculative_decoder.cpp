@@ -1,6 +1,7 @@
 #include "heron/engine/speculative_decoder.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <mlx/ops.h>
 
@@ -47,6 +48,7 @@ SpeculativeDecoder::SpeculativeDecoder(Sequence& sequence, PlainDecoder& plain,
 
 void SpeculativeDecoder::committed(const std::vector<TokenStep>& steps) {
   std::vector<int> ids;
+  ids.reserve(steps.size());
   for (const auto& s : steps) ids.push_back(s.id);
   drafter_.committed(ids);
 }
@@ -79,6 +81,11 @@ std::vector<TokenStep> SpeculativeDecoder::next(int remaining) {
   const int proposed = draining ? depth + 1 : depth;
   const auto start = Clock::now();
   spec::Draft draft = truncated(drafter_.propose(proposed), proposed);
+  // Under a grammar the target could never accept a draft past the first invalid token.
+  if (seq_.grammar) {
+    const int valid = seq_.grammar->valid_prefix(draft.tokens);
+    draft = truncated(std::move(draft), valid);
+  }
   const double draft_seconds = seconds_since(start);
   if (draft.empty()) return plain_step(remaining);
   if (draining) {
@@ -106,8 +113,13 @@ std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft
   const int vocab = logits.shape(-1);
   auto raw = mx::reshape(logits, {n + 1, vocab});
   const auto& options = sampler.options();
+  auto scores = mx::astype(raw, mx::float32);
+  if (seq_.grammar) {  // each position masked as plain decoding would mask it
+    scores = mx::where(seq_.grammar->allowed_along(draft.tokens), scores,
+                       mx::array(-std::numeric_limits<float>::infinity()));
+  }
   auto target = sample::filter_rows(
-      mx::astype(raw, mx::float32), options,
+      std::move(scores), options,
       sample::penalty_windows(seq_.tokens, draft.tokens, n + 1, options, vocab));
   std::optional<mx::array> q;
   if (draft.probs) q = mx::expand_dims(*draft.probs, 0);
@@ -129,6 +141,7 @@ std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft
   for (int r = 0; r <= accepted; ++r) {
     steps.push_back(rows[r]);
     seq_.tokens.push_back(steps.back().id);
+    if (seq_.grammar) steps.back().completes = seq_.grammar->accept(steps.back().id);
   }
   sampler.set_position(sampler.position() + static_cast<uint64_t>(accepted) + 1);
   sampler.set_history(seq_.tokens);
