@@ -8,7 +8,7 @@ vocabulary, measured side by side in one run.
 For each schema of tests/fixtures/schemas (the structured-output suite), each engine walks
 its own grammar from the start: at every step it computes the mask of allowed tokens
 (timed), then takes a random allowed token (seeded; the same seeds for both engines), until
-the value is complete or --steps tokens. heron runs in build/grammar_bench, llguidance
+the value is complete or --steps tokens. heron runs in build/bench/grammar_bench, llguidance
 through its Python module (numpy bitmask; the Python call is part of its figure). The
 table shows, per engine, the median and 99th percentile of the per-token mask cost over
 every step of every schema (the median of --runs runs), and the first mask of each schema
@@ -37,7 +37,7 @@ def schema_files():
 
 
 def heron_walks(tokenizer_json, steps, seed):
-    out = subprocess.run([str(ROOT / "build/grammar_bench"), str(tokenizer_json), str(QWEN3_END),
+    out = subprocess.run([str(ROOT / "build/bench/grammar_bench"), str(tokenizer_json), str(QWEN3_END),
                           str(steps), str(seed)] + [str(p) for p in schema_files()],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)  # [{"schema", "micros": [...], "complete"}]
