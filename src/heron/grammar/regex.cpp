@@ -426,10 +426,11 @@ std::optional<uint32_t> compile_pattern(GrammarBuilder& b, std::string_view patt
       for (auto [set, target] : nfa.steps[p]) {
         const CodePointSet& cps = nfa.sets[set];
         if (cps.empty()) continue;
+        const uint32_t to = index[target];  // clang 14 lambdas cannot capture a binding
         auto it = std::find_if(by_target.begin(), by_target.end(),
-                               [&](const auto& e) { return e.first == index[target]; });
+                               [&](const auto& e) { return e.first == to; });
         if (it == by_target.end()) {
-          by_target.emplace_back(index[target], cps);
+          by_target.emplace_back(to, cps);
         } else {
           it->second.insert(it->second.end(), cps.begin(), cps.end());
         }
