@@ -205,18 +205,19 @@ class Compiler {
         return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return s.contains(k); });
       };
       if (has({"properties", "additionalProperties", "required"})) {
-        types.push_back("object");
+        types.emplace_back("object");
       } else if (has({"items", "prefixItems", "additionalItems", "minItems", "maxItems"})) {
-        types.push_back("array");
+        types.emplace_back("array");
       } else if (has({"minLength", "maxLength", "pattern", "format"})) {
-        types.push_back("string");
+        types.emplace_back("string");
       } else if (has({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})) {
-        types.push_back("number");
+        types.emplace_back("number");
       } else {
         return any_value();
       }
     }
     std::vector<Seq> alts;
+    alts.reserve(types.size());
     for (const auto& t : types) alts.push_back(r(typed(s, t, ptr)));
     return b_.add(std::move(alts));
   }
@@ -286,7 +287,7 @@ class Compiler {
       const Node& node = trie[n];
       if (n != 0 && !node.terminal && node.children.size() == 1) continue;
       std::vector<Seq> alts;
-      if (node.terminal) alts.push_back({});
+      if (node.terminal) alts.emplace_back();
       for (auto [byte, next] : node.children) {
         Seq seq{B::bytes(byte, byte)};
         while (!trie[next].terminal && trie[next].children.size() == 1) {
@@ -617,7 +618,7 @@ class Compiler {
     }
     for (size_t i = last; i-- > 1;) {
       std::vector<Seq> alts;
-      if (i >= min) alts.push_back({});
+      if (i >= min) alts.emplace_back();
       if (auto it = item_at(i))
         alts.push_back(cat({B::literal(","), r(space_), r(*it), r(tails[i + 1])}));
       tails[i] = b_.add(std::move(alts));

@@ -207,9 +207,9 @@ class Parser {
   CodePointSet escape(bool* wide) {
     if (i_ >= p_.size()) fail("trailing '\\'");
     const char32_t c = p_[i_++];
-    const CodePointSet digit{{'0', '9'}};
-    const CodePointSet word{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
-    const CodePointSet space{{'\t', '\r'}, {' ', ' '}};
+    CodePointSet digit{{'0', '9'}};
+    CodePointSet word{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
+    CodePointSet space{{'\t', '\r'}, {' ', ' '}};
     if (wide && (c == 'd' || c == 'w' || c == 's' || c == 'D' || c == 'W' || c == 'S'))
       *wide = true;
     switch (c) {
@@ -486,7 +486,7 @@ std::optional<uint32_t> compile_pattern(GrammarBuilder& b, std::string_view patt
     for (uint32_t q = 0; q < m; ++q) {
       if (!live[c * m + q]) continue;
       std::vector<Seq> alts;
-      if (accepting[q] && c >= min) alts.push_back({});
+      if (accepting[q] && c >= min) alts.emplace_back();
       if (const auto nc = step(c))
         for (const auto& [set, t] : next[q]) {
           if (!live[*nc * m + t]) continue;
