@@ -169,6 +169,50 @@ def mlx_logits(d: Path, tokens):
     return np.array(full), np.array(inc)
 
 
+def models_dir_from_args(doc: str) -> Path:
+    """--out (default tests/fixtures/models), for the tools that write one tiny model."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path,
+                    default=Path(__file__).resolve().parent.parent / "tests/fixtures/models")
+    return ap.parse_args().out
+
+
+def write_tiny_model(d: Path, config: dict, weights: dict, rng, seed: int, tokenizer_dir: Path,
+                     extra=None):
+    """Writes model directory `d` (weights, config.json, the tokenizer files of
+    `tokenizer_dir`) and its reference_logits.safetensors for T tokens drawn from `rng`.
+    extra(d, tokens) may return {name: (float32 array, what it is)} to store beside the
+    logits. Returns (tokens, max |full - incremental|)."""
+    import shutil
+
+    import mlx.core as mx
+    import mlx_lm
+
+    d.mkdir(parents=True, exist_ok=True)
+    save_safetensors_sorted(weights, str(d / "model.safetensors"), {"format": "pt"})
+    (d / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    for f in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(tokenizer_dir / f, d / f)
+    tokens = rng.integers(3, config["vocab_size"], size=T).astype(np.int32)
+    full, inc = mlx_logits(d, tokens.tolist())
+    d_inc = float(np.abs(full - inc).max())
+    print(f"{d.name}: logits {full.shape}, |full-incremental|max={d_inc:.2e}, "
+          f"logit std={full.std():.3f}")
+    meta = {
+        "reference": f"mlx-lm {mlx_lm.__version__} (mlx {mx.__version__}), CPU, float32",
+        "seed": str(seed),
+        "prefill": str(PREFILL),
+        "max_abs_diff_full_vs_incremental": f"{d_inc:.3e}",
+    }
+    tensors = {"tokens": tokens, "logits": full, "logits_incremental": inc}
+    for name, (array, what) in (extra(d, tokens) if extra else {}).items():
+        tensors[name] = array
+        meta[name] = what
+    save_safetensors_sorted(tensors, str(d / "reference_logits.safetensors"), meta)
+    return tokens, d_inc
+
+
 def main():
     import mlx.core as mx
     import mlx_lm

@@ -14,16 +14,14 @@ the full pass, the 25-token prefill and every decode step. Weights as in
 make_tiny_models.py: N(0, 0.02), q/k projections N(0, 0.1); norm weights N(0, 0.2)
 (Gemma stores w for a scale of 1 + w). Tokenizer files: tiny-qwen3's.
 """
-import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_reference_logits import PREFILL, T, mlx_logits, save_safetensors_sorted  # noqa: E402
+from make_reference_logits import models_dir_from_args, write_tiny_model  # noqa: E402
 
 SEED = 17
 NAME = "tiny-gemma3"
@@ -80,35 +78,10 @@ def weights(rng: np.random.Generator) -> dict:
 
 
 def main() -> int:
-    root = Path(__file__).resolve().parent.parent
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=root / "tests/fixtures/models")
-    args = ap.parse_args()
-    import mlx.core as mx
-    import mlx_lm
-
-    d = args.out / NAME
-    d.mkdir(parents=True, exist_ok=True)
+    out = models_dir_from_args(__doc__)
     rng = np.random.default_rng(SEED)
-    save_safetensors_sorted(weights(rng), str(d / "model.safetensors"), {"format": "pt"})
-    (d / "config.json").write_text(json.dumps(CONFIG, indent=2) + "\n")
-    for f in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-        shutil.copy(args.out / "tiny-qwen3" / f, d / f)
-
-    tokens = rng.integers(3, CONFIG["vocab_size"], size=T).astype(np.int32)
-    full, inc = mlx_logits(d, tokens.tolist())
-    d_inc = float(np.abs(full - inc).max())
-    print(f"{NAME}: logits {full.shape}, |full-incremental|max={d_inc:.2e}, "
-          f"logit std={full.std():.3f}")
-    meta = {
-        "reference": f"mlx-lm {mlx_lm.__version__} (mlx {mx.__version__}), CPU, float32",
-        "seed": str(SEED),
-        "prefill": str(PREFILL),
-        "max_abs_diff_full_vs_incremental": f"{d_inc:.3e}",
-    }
-    save_safetensors_sorted({"tokens": tokens, "logits": full, "logits_incremental": inc},
-                            str(d / "reference_logits.safetensors"), meta)
+    _, d_inc = write_tiny_model(out / NAME, CONFIG, weights(rng), rng, SEED,
+                                out / "tiny-qwen3")
     return 0 if d_inc < 1e-4 else 1
 
 

@@ -79,13 +79,36 @@ def gguf_tensors(hf_dir: Path, qtype: str) -> dict:
     return out
 
 
+def add_tokenizer(w, hf_dir: Path, cfg: dict, pre: str = "gpt2"):
+    """The fixtures' byte-level BPE as tokenizer.ggml.* (model gpt2, pre-tokenizer `pre`),
+    special tokens as CONTROL, and tokenizer_config.json's chat_template."""
+    import gguf
+
+    tok = json.loads((hf_dir / "tokenizer.json").read_text())
+    tok_cfg = json.loads((hf_dir / "tokenizer_config.json").read_text())
+    vocab = dict(tok["model"]["vocab"])
+    specials = {t["content"] for t in tok["added_tokens"] if t.get("special")}
+    for t in tok["added_tokens"]:
+        vocab[t["content"]] = t["id"]
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    assert [vocab[t] for t in tokens] == list(range(len(tokens))), "vocabulary ids have gaps"
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre(pre)
+    w.add_token_list(tokens)
+    w.add_token_types([gguf.TokenType.CONTROL if t in specials else gguf.TokenType.NORMAL
+                       for t in tokens])
+    w.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]])
+    w.add_bos_token_id(cfg["bos_token_id"])
+    w.add_eos_token_id(cfg["eos_token_id"])
+    if tok_cfg.get("chat_template"):
+        w.add_chat_template(tok_cfg["chat_template"])
+
+
 def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
     import gguf
 
     hf_dir = Path(hf_dir)
     cfg = json.loads((hf_dir / "config.json").read_text())
-    tok = json.loads((hf_dir / "tokenizer.json").read_text())
-    tok_cfg = json.loads((hf_dir / "tokenizer_config.json").read_text())
     w = gguf.GGUFWriter(str(out), "llama")
     w.add_context_length(cfg["max_position_embeddings"])
     w.add_embedding_length(cfg["hidden_size"])
@@ -98,22 +121,7 @@ def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
     w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     w.add_rope_freq_base(cfg["rope_theta"])
     w.add_vocab_size(cfg["vocab_size"])
-    vocab = dict(tok["model"]["vocab"])
-    specials = {t["content"] for t in tok["added_tokens"] if t.get("special")}
-    for t in tok["added_tokens"]:
-        vocab[t["content"]] = t["id"]
-    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
-    assert [vocab[t] for t in tokens] == list(range(len(tokens))), "vocabulary ids have gaps"
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("gpt2")
-    w.add_token_list(tokens)
-    w.add_token_types([gguf.TokenType.CONTROL if t in specials else gguf.TokenType.NORMAL
-                       for t in tokens])
-    w.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]])
-    w.add_bos_token_id(cfg["bos_token_id"])
-    w.add_eos_token_id(cfg["eos_token_id"])
-    if tok_cfg.get("chat_template"):
-        w.add_chat_template(tok_cfg["chat_template"])
+    add_tokenizer(w, hf_dir, cfg)
     for name, a in gguf_tensors(hf_dir, qtype).items():
         t = qtype if a.ndim == 2 else "F32"
         if t in ("BF16", "Q8_0"):

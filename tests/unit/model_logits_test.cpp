@@ -77,7 +77,7 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
 
 INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                          ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
-                                           "tiny-llama-sharded", "tiny-gemma3"));
+                                           "tiny-llama-sharded", "tiny-gemma3", "tiny-qwen3-moe"));
 
 // Gemma 3's sliding-window layers in rings of window + 3 (the tiny model's window is 8
 // of its 64 positions), so they wrap many times: prefill longer than the ring, chunks

@@ -56,6 +56,10 @@ TEST_F(SafetensorsTest, AcceptsScalarsEmptyTensorsAndNoMetadata) {
   auto h = read_safetensors_header(path);
   EXPECT_EQ(h.metadata, json::object());
   EXPECT_EQ(h.tensors.size(), 2u);
+  // MLX's save_safetensors writes "__metadata__": null when given none.
+  header["__metadata__"] = nullptr;
+  write_file(path, safetensors_bytes(header.dump(), filler(2)));
+  EXPECT_EQ(read_safetensors_header(path).metadata, json::object());
 }
 
 TEST_F(SafetensorsTest, RejectsBadHeaderLengths) {

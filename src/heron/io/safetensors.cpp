@@ -130,6 +130,7 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
   h.metadata = nlohmann::json::object();
   for (const auto& [key, value] : j.items()) {
     if (key == "__metadata__") {
+      if (value.is_null()) continue;  // MLX's save_safetensors without metadata writes null
       if (!value.is_object()) r.fail("__metadata__ is not a JSON object");
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string()) r.fail("__metadata__ value " + in_quotes(mk) + " is not a string");

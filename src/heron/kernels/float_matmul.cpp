@@ -30,14 +30,7 @@ class FloatMatmulCpu : public mx::UnaryPrimitive {
       const int K = in[0].shape(-1);
       const int M = static_cast<int>(in[0].size() / static_cast<size_t>(K));
       const int N = in[1].shape(0);
-      const float* x = row_major(in[0], xs);
-      const float* w = row_major(in[1], ws);
-      float* o = result.data<float>();
-      const int tasks = (N + kTileRows - 1) / kTileRows;
-      ThreadPool::shared().parallel_for(tasks, [&](int t) {
-        const int n0 = t * kTileRows;
-        gemm_rows_avx2(x, M, K, w + int64_t{n0} * K, std::min(kTileRows, N - n0), o + n0, N);
-      });
+      float_matmul_rows(row_major(in[0], xs), M, K, row_major(in[1], ws), N, result.data<float>());
     });
   }
   void eval_gpu(const std::vector<mx::array>&, mx::array&) override {
@@ -55,6 +48,14 @@ class FloatMatmulCpu : public mx::UnaryPrimitive {
 };
 
 }  // namespace
+
+void float_matmul_rows(const float* x, int M, int K, const float* w, int N, float* out) {
+  const int tasks = (N + kTileRows - 1) / kTileRows;
+  ThreadPool::shared().parallel_for(tasks, [&](int t) {
+    const int n0 = t * kTileRows;
+    gemm_rows_avx2(x, M, K, w + int64_t{n0} * K, std::min(kTileRows, N - n0), out + n0, N);
+  });
+}
 
 bool float_matmul_supported(const mx::array& x, const mx::array& w, const mx::Stream& s) {
   return s.device == mx::Device::cpu && avx2_supported() && x.dtype() == mx::float32 &&

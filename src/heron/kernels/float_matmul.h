@@ -15,4 +15,8 @@ bool float_matmul_supported(const mlx::core::array& x, const mlx::core::array& w
 mlx::core::array float_matmul(const mlx::core::array& x, const mlx::core::array& w,
                               mlx::core::StreamOrDevice s = {});
 
+// The kernel on raw row-major buffers (needs AVX2 and K % 8 == 0): out [M, N] = x [M, K] ·
+// w [N, K]^T, on the calling thread and the shared pool.
+void float_matmul_rows(const float* x, int M, int K, const float* w, int N, float* out);
+
 }  // namespace heron::kernels

@@ -145,6 +145,25 @@ void read_gemma3_hf(const json& config, ModelConfig& c, const std::string& sourc
   c.tie_word_embeddings = config.value("tie_word_embeddings", true);
 }
 
+// Qwen3-MoE's fields (Hugging Face names and defaults).
+void read_experts_hf(const json& config, ModelConfig& c, const std::string& source) {
+  c.num_experts = positive_int(config, "num_experts", source, 1 << 16);
+  c.experts_per_token = positive_int(config, "num_experts_per_tok", source, c.num_experts);
+  c.moe_intermediate_size = positive_int(config, "moe_intermediate_size", source);
+  c.norm_topk_prob = config.value("norm_topk_prob", false);
+  c.decoder_sparse_step = positive_int_or(config, "decoder_sparse_step", 1, source, 4096);
+  if (config.contains("mlp_only_layers") && !config["mlp_only_layers"].is_null()) {
+    const json& layers = config["mlp_only_layers"];
+    if (!layers.is_array()) fail(source, "'mlp_only_layers' must be a list of layer indices");
+    for (const auto& l : layers) {
+      if (!l.is_number_integer() || l.get<int64_t>() < 0 || l.get<int64_t>() >= c.num_layers) {
+        fail(source, "'mlp_only_layers' holds " + l.dump() + ", not a layer index");
+      }
+      c.mlp_only_layers.push_back(l.get<int>());
+    }
+  }
+}
+
 }  // namespace
 
 EncoderConfig encoder_config_from_hf(const json& config, const std::string& source) {
@@ -195,6 +214,7 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   c.rope_scaling = rope_scaling_from_hf(config, source);
   c.tie_word_embeddings = config.value("tie_word_embeddings", false);
   if (c.architecture == "gemma3_text") read_gemma3_hf(config, c, source);
+  if (c.architecture == "qwen3_moe") read_experts_hf(config, c, source);
   c.attention_bias = config.value("attention_bias", false);
   if (config.contains("max_position_embeddings")) {
     c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);
@@ -226,7 +246,16 @@ ModelConfig config_from_gguf(const json& meta, const std::string& source) {
   if (meta.contains(a + "attention.key_length")) {
     c.head_dim = positive_int(meta, a + "attention.key_length", source, 4096);
   }
-  c.intermediate_size = positive_int(meta, a + "feed_forward_length", source);
+  if (meta.contains(a + "expert_count")) {
+    // llama.cpp's qwen3moe: every layer has experts, their weights renormalized.
+    c.num_experts = positive_int(meta, a + "expert_count", source, 1 << 16);
+    c.experts_per_token = positive_int(meta, a + "expert_used_count", source, c.num_experts);
+    c.moe_intermediate_size = positive_int(meta, a + "expert_feed_forward_length", source);
+    c.norm_topk_prob = true;
+  }
+  c.intermediate_size = c.num_experts > 0 && !meta.contains(a + "feed_forward_length")
+                            ? c.moe_intermediate_size
+                            : positive_int(meta, a + "feed_forward_length", source);
   c.rms_norm_eps = positive_float(meta, a + "attention.layer_norm_rms_epsilon", 1e-6f, source);
   c.rope_theta = positive_float(meta, a + "rope.freq_base", 10000.0f, source);
   if (meta.contains(a + "context_length")) {

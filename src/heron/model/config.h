@@ -1,6 +1,7 @@
 #pragma once
 // Architecture hyper-parameters, read from a Hugging Face config.json or from GGUF
 // metadata, validated once so model code can trust them.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -54,6 +55,19 @@ struct ModelConfig {
   float embed_scale = 1.0f;            // embeddings are multiplied by it
   bool norm_weight_offset = false;     // RMSNorm scales by 1 + weight (Gemma's HF weights)
   bool attention_bias = false;
+  // Mixture of experts (Qwen3-MoE): the feed-forward of layer i is num_experts gated
+  // MLPs of moe_intermediate_size, experts_per_token of them chosen per token by a
+  // softmax router, unless the layer is dense (layer_has_experts). 0 experts: dense model.
+  int num_experts = 0;
+  int experts_per_token = 0;
+  int moe_intermediate_size = 0;
+  bool norm_topk_prob = false;  // the chosen experts' weights are renormalized to sum to 1
+  int decoder_sparse_step = 1;  // every step-th layer has experts
+  std::vector<int> mlp_only_layers;
+  bool layer_has_experts(int i) const {
+    return num_experts > 0 && (i + 1) % decoder_sparse_step == 0 &&
+           std::find(mlp_only_layers.begin(), mlp_only_layers.end(), i) == mlp_only_layers.end();
+  }
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;
   int quant_group_size = 32;          // for quantized weights

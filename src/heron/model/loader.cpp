@@ -102,12 +102,22 @@ std::optional<mx::Dtype> dtype_from_name(const std::string& name) {
 
 std::string hf_name_from_gguf(const std::string& name, const std::string& architecture) {
   static const std::vector<std::pair<std::string, std::string>> layer_parts = {
-      {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
-      {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
-      {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
-      {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
-      {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
+      {"attn_norm", "input_layernorm"},
+      {"ffn_norm", "post_attention_layernorm"},
+      {"attn_q_norm", "self_attn.q_norm"},
+      {"attn_k_norm", "self_attn.k_norm"},
+      {"attn_q", "self_attn.q_proj"},
+      {"attn_k", "self_attn.k_proj"},
+      {"attn_v", "self_attn.v_proj"},
+      {"attn_output", "self_attn.o_proj"},
+      {"ffn_gate", "mlp.gate_proj"},
+      {"ffn_up", "mlp.up_proj"},
       {"ffn_down", "mlp.down_proj"},
+      // Mixtures of experts: the router, and each projection of all experts stacked.
+      {"ffn_gate_inp", "mlp.gate"},
+      {"ffn_gate_exps", "mlp.switch_mlp.gate_proj"},
+      {"ffn_up_exps", "mlp.switch_mlp.up_proj"},
+      {"ffn_down_exps", "mlp.switch_mlp.down_proj"},
   };
   // Gemma 3 norms the residual branches on both sides: its ffn_norm is the norm before
   // the MLP, and two more follow attention and the MLP.

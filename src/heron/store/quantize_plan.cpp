@@ -36,19 +36,17 @@ QuantType QuantType::parse(const std::string& text) {
 
 std::optional<QuantType> plan_tensor(const std::string& name, const mlx::core::array& tensor,
                                      const QuantType& q, bool tied_embeddings) {
-  if (!ends_with(name, ".weight") || tensor.ndim() != 2) return std::nullopt;
+  // 2-D matrices, and the stacked matrices of a mixture's experts (quantized per expert).
+  const bool stacked_experts = tensor.ndim() == 3 && name.find(".switch_mlp.") != std::string::npos;
+  if (!ends_with(name, ".weight") || (tensor.ndim() != 2 && !stacked_experts)) return std::nullopt;
   if (!mlx::core::issubdtype(tensor.dtype(), mlx::core::floating)) return std::nullopt;
   if (name.find("norm") != std::string::npos || is_router(name)) return std::nullopt;
   const bool head =
       name == "lm_head.weight" || (tied_embeddings && name == "model.embed_tokens.weight");
-  QuantType chosen = q;
-  if (head) {
-    chosen = eight_bit(q);
-  } else if (q.label == "int4" &&
-             (ends_with(name, ".k_proj.weight") || ends_with(name, ".v_proj.weight") ||
-              ends_with(name, ".down_proj.weight"))) {
-    chosen = eight_bit(q);
-  }
+  const bool sensitive_at_int4 = q.label == "int4" && (ends_with(name, ".k_proj.weight") ||
+                                                       ends_with(name, ".v_proj.weight") ||
+                                                       ends_with(name, ".down_proj.weight"));
+  const QuantType chosen = head || sensitive_at_int4 ? eight_bit(q) : q;
   if (tensor.shape(-1) % chosen.group_size != 0) return std::nullopt;
   return chosen;
 }

@@ -3,7 +3,8 @@
 // layer P stores P.weight (uint32), P.scales and, for affine, P.biases; config.json's
 // "quantization" section holds the default and per-layer overrides.
 //
-// Kept at source precision: anything but a 2-D ".weight", norms, MoE routers, and
+// Kept at source precision: anything but a 2-D ".weight" (or experts' stacked 3-D
+// ".switch_mlp." ones), norms, MoE routers, and
 // tensors whose input width is not a multiple of the group size. The output head
 // (lm_head, or the embedding when tied) goes to 8 bits; at int4 so do k_proj, v_proj
 // and down_proj.

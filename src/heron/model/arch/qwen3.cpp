@@ -1,5 +1,6 @@
-// Qwen3 dense models: the Llama layout plus per-head RMSNorm on queries and keys
-// (applied before RoPE), and a head_dim that need not equal hidden/heads.
+// Qwen3 models: the Llama layout plus per-head RMSNorm on queries and keys (applied
+// before RoPE), and a head_dim that need not equal hidden/heads. Qwen3-MoE (qwen3_moe,
+// GGUF qwen3moe) is the same with mixture-of-experts layers, which its config names.
 #include "heron/model/arch/archs.h"
 #include "heron/model/layers/decoder.h"
 

@@ -17,7 +17,8 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
         RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps),
         RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps),
         Attention::load(w, p + ".self_attn", c, rope, options.qk_norm),
-        GatedMLP::load(w, p + ".mlp"),
+        c.layer_has_experts(i) ? decltype(Block::mlp)(MixtureOfExperts::load(w, p + ".mlp", c))
+                               : decltype(Block::mlp)(GatedMLP::load(w, p + ".mlp")),
     });
   }
   norm_ = RMSNorm::load(w, "model.norm.weight", c.rms_norm_eps);
@@ -29,7 +30,8 @@ Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool wan
   for (size_t i = 0; i < blocks_.size(); ++i) {
     const auto& b = blocks_[i];
     h = mx::add(h, b.attention(b.input_norm(h), batch, *caches[i]));
-    h = mx::add(h, b.mlp(b.post_attention_norm(h)));
+    const auto normed = b.post_attention_norm(h);
+    h = mx::add(h, std::visit([&](const auto& mlp) { return mlp(normed); }, b.mlp));
   }
   if (batch.logits_for == LogitsFor::Last && h.shape(1) > 1) {
     h = mx::slice(h, {0, h.shape(1) - 1, 0}, h.shape());

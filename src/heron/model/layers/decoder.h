@@ -1,10 +1,13 @@
 #pragma once
-// A pre-norm decoder-only transformer (embeddings, N blocks of attention + gated MLP,
-// final norm, output head). Architectures configure it in their own short files.
+// A pre-norm decoder-only transformer (embeddings, N blocks of attention + gated MLP or
+// mixture of experts, final norm, output head). Architectures configure it in their own
+// short files; which layers have experts is the config's (ModelConfig::layer_has_experts).
+#include <variant>
 #include <vector>
 
 #include "heron/model/layers/attention.h"
 #include "heron/model/layers/mlp.h"
+#include "heron/model/layers/moe.h"
 #include "heron/model/model.h"
 
 namespace heron::model {
@@ -23,7 +26,7 @@ class DecoderModel : public Model {
   struct Block {
     RMSNorm input_norm, post_attention_norm;
     Attention attention;
-    GatedMLP mlp;
+    std::variant<GatedMLP, MixtureOfExperts> mlp;
   };
   Embedding embed_;
   std::vector<Block> blocks_;

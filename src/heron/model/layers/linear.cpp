@@ -11,6 +11,21 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
+QuantParams quant_params(const Weights& w, const std::string& prefix, const mx::array& weight,
+                         const mx::array& scales) {
+  const auto scheme = w.quant_scheme(prefix);
+  // Bits follow from the packed width: in*bits/32 packed columns, in/group scales.
+  const int group = scheme.group_size;
+  const int packed = weight.shape(-1);
+  const int groups = scales.shape(-1);
+  const int64_t in = static_cast<int64_t>(groups) * group;
+  if (weight.dtype() != mx::uint32 || in == 0 || (int64_t{packed} * 32) % in != 0 ||
+      scales.ndim() != weight.ndim()) {
+    throw Error(w.source() + ": '" + prefix + "' has inconsistent quantized shapes");
+  }
+  return {group, static_cast<int>(int64_t{packed} * 32 / in), scheme.mode};
+}
+
 Linear Linear::load(Weights& w, const std::string& prefix) {
   Linear l;
   l.weight_ = w.take(prefix + ".weight");
@@ -24,20 +39,11 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
     l.make_transposed_view();
     return l;
   }
-  const auto scheme = w.quant_scheme(prefix);
+  l.quant_ = quant_params(w, prefix, l.weight_, *l.scales_);
   // Only affine quantization has biases (the mx/nv float modes scale by powers of two).
-  if (scheme.mode == "affine") l.biases_ = w.take(prefix + ".biases");
-  // Bits follow from the packed width: in*bits/32 packed columns, in/group scales.
-  const int group = scheme.group_size;
-  const int packed = l.weight_.shape(1);
-  const int groups = l.scales_->shape(-1);
-  const int64_t in = static_cast<int64_t>(groups) * group;
-  if (l.weight_.dtype() != mx::uint32 || in == 0 || (int64_t{packed} * 32) % in != 0) {
-    throw Error(w.source() + ": '" + prefix + "' has inconsistent quantized shapes");
-  }
-  l.quant_ = {group, static_cast<int>(int64_t{packed} * 32 / in), scheme.mode};
-  l.in_features_ = static_cast<int>(in);
-  if (scheme.mode == "affine") {
+  if (l.quant_.mode == "affine") l.biases_ = w.take(prefix + ".biases");
+  l.in_features_ = l.scales_->shape(-1) * l.quant_.group_size;
+  if (l.quant_.mode == "affine") {
     l.scales_ = mx::astype(*l.scales_, w.dtype());
     l.biases_ = mx::astype(*l.biases_, w.dtype());
   }

@@ -17,6 +17,12 @@ struct QuantParams {
   std::string mode = "affine";  // affine (CPU kernels' fast path), mxfp4, mxfp8, nvfp4
 };
 
+// The quantization of the layer stored as PREFIX.weight (uint32, packed along its last
+// axis) with PREFIX.scales: the mode and group from `w`'s schemes, the bits from the
+// packed width. Inconsistent shapes are an error naming the layer.
+QuantParams quant_params(const Weights& w, const std::string& prefix,
+                         const mlx::core::array& weight, const mlx::core::array& scales);
+
 class Linear {
  public:
   // Loads PREFIX.weight (+ .scales/.biases when quantized, + .bias when present).

@@ -15,7 +15,7 @@ std::vector<mx::array> swiglu_impl(const std::vector<mx::array>& in) {
   return {mx::multiply(mx::multiply(g, mx::sigmoid(g)), in[1])};
 }
 
-const auto swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
+const auto compiled_swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
 
 // gelu_tanh(g) * u: 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) * u.
 std::vector<mx::array> geglu_impl(const std::vector<mx::array>& in) {
@@ -32,6 +32,10 @@ const auto geglu = mx::compile(geglu_impl, /*shapeless=*/true);
 
 }  // namespace
 
+mx::array swiglu(const mx::array& gate, const mx::array& up) {
+  return compiled_swiglu({gate, up})[0];
+}
+
 GatedMLP GatedMLP::load(Weights& w, const std::string& prefix, Activation activation) {
   GatedMLP m;
   m.activation_ = activation;
@@ -42,8 +46,8 @@ GatedMLP GatedMLP::load(Weights& w, const std::string& prefix, Activation activa
 
 mx::array GatedMLP::operator()(const mx::array& x) const {
   auto gate_up = gate_up_(x);
-  const auto& act = activation_ == Activation::Silu ? swiglu : geglu;
-  return down_(act({gate_up[0], gate_up[1]})[0]);
+  if (activation_ == Activation::Silu) return down_(swiglu(gate_up[0], gate_up[1]));
+  return down_(geglu({gate_up[0], gate_up[1]})[0]);
 }
 
 }  // namespace heron::model

@@ -7,6 +7,9 @@ namespace heron::model {
 
 enum class Activation { Silu, GeluTanh };
 
+// silu(gate) * up as one compiled element-wise kernel (SwiGLU's gating).
+mlx::core::array swiglu(const mlx::core::array& gate, const mlx::core::array& up);
+
 // Gated feed-forward: down(act(gate(x)) * up(x)); SiLU (SwiGLU) or tanh-approximated
 // GELU (GeGLU, Gemma).
 class GatedMLP {

@@ -1,0 +1,162 @@
+#include "heron/kernels/gather_matmul.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <typeinfo>
+
+#include <mlx/ops.h>
+#include <mlx/primitives.h>
+
+#include "heron/kernels/cpu_task.h"
+#include "heron/kernels/float_matmul.h"
+#include "heron/kernels/qmm_cpu.h"
+#include "heron/kernels/qmm_kernels.h"
+
+namespace heron::kernels {
+
+namespace mx = mlx::core;
+
+namespace {
+
+class GatherMatmulCpu : public mx::UnaryPrimitive {
+ public:
+  GatherMatmulCpu(mx::Stream stream, int group_size, int bits)
+      : UnaryPrimitive(stream), group_size_(group_size), bits_(bits) {}
+
+  // inputs: x [R, K], indices [R], w, and for quantized weights scales and biases.
+  void eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) override {
+    run_on_cpu_stream(stream(), inputs, out,
+                      [group = group_size_, bits = bits_](auto& in, mx::array& result) {
+                        run(in, result, group, bits);
+                      });
+  }
+  void eval_gpu(const std::vector<mx::array>&, mx::array&) override {
+    throw std::runtime_error("HeronGatherMatmul is CPU-only");
+  }
+  const char* name() const override { return "HeronGatherMatmul"; }
+  bool is_equivalent(const mx::Primitive& other) const override {
+    if (typeid(other) != typeid(*this)) return false;
+    const auto& o = static_cast<const GatherMatmulCpu&>(other);
+    return group_size_ == o.group_size_ && bits_ == o.bits_;
+  }
+  std::vector<mx::Shape> output_shapes(const std::vector<mx::array>& inputs) override {
+    return {{inputs[0].shape(0), inputs[2].shape(1)}};
+  }
+
+ private:
+  static void run(const std::vector<mx::array>& in, mx::array& out, int group, int bits) {
+    std::vector<float> xs, ws, ss, bs;
+    std::vector<uint32_t> is, qs;
+    const int R = in[0].shape(0), K = in[0].shape(1);
+    const int E = in[2].shape(0), N = in[2].shape(1);
+    const float* x = row_major(in[0], xs);
+    const uint32_t* index = row_major(in[1], is);
+    float* o = out.data<float>();
+    QmmArgs q{};
+    const float* wf = nullptr;
+    int64_t w_stride = 0, s_stride = 0;
+    if (bits) {
+      q = {nullptr,
+           row_major(in[2], qs),
+           row_major(in[3], ss),
+           row_major(in[4], bs),
+           nullptr,
+           0,
+           N,
+           K,
+           group,
+           bits};
+      w_stride = int64_t{N} * in[2].shape(2);
+      s_stride = int64_t{N} * in[3].shape(2);
+    } else {
+      wf = row_major(in[2], ws);
+      w_stride = int64_t{N} * K;
+    }
+    for (int r0 = 0; r0 < R;) {
+      const uint32_t e = index[r0];
+      int r1 = r0 + 1;
+      while (r1 < R && index[r1] == e) ++r1;
+      float* dst = o + int64_t{r0} * N;
+      if (e >= static_cast<uint32_t>(E)) {
+        std::fill(dst, dst + int64_t{r1 - r0} * N, 0.0f);
+      } else if (bits) {
+        QmmArgs a = q;
+        a.x = x + int64_t{r0} * K;
+        a.w = q.w + e * w_stride;
+        a.scales = q.scales + e * s_stride;
+        a.biases = q.biases + e * s_stride;
+        a.out = dst;
+        a.M = r1 - r0;
+        qmm_cpu(a);
+      } else {
+        float_matmul_rows(x + int64_t{r0} * K, r1 - r0, K, wf + e * w_stride, N, dst);
+      }
+      r0 = r1;
+    }
+  }
+
+  int group_size_;
+  int bits_;
+};
+
+}  // namespace
+
+bool gather_matmul_supported(const mx::array& x, const mx::array& w, const mx::array* scales,
+                             const mx::array* biases, const mx::array& indices, int group_size,
+                             int bits, const mx::Stream& s) {
+  if (s.device != mx::Device::cpu || x.dtype() != mx::float32 || x.ndim() < 2 || x.shape(-2) != 1 ||
+      indices.dtype() != mx::uint32 || w.ndim() != 3) {
+    return false;
+  }
+  // x's batch dims must broadcast to the indices' and add none of their own.
+  const mx::Shape batch(x.shape().begin(), x.shape().end() - 2);
+  if (batch.size() > indices.ndim()) return false;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const int b = batch[batch.size() - 1 - i];
+    if (b != 1 && b != indices.shape(static_cast<int>(indices.ndim() - 1 - i))) return false;
+  }
+  const int64_t K = x.shape(-1);
+  if (!scales) {
+    return avx2_supported() && w.dtype() == mx::float32 && w.shape(2) == K && K % 8 == 0 && K > 0;
+  }
+  if (!biases || scales->dtype() != mx::float32 || biases->dtype() != mx::float32 ||
+      w.dtype() != mx::uint32 || scales->ndim() != 3 || scales->shape(0) != w.shape(0)) {
+    return false;
+  }
+  // One expert's operands have the shapes the dense kernel takes.
+  if (bits != 4 && bits != 5 && bits != 8) return false;
+  if (group_size != 16 && group_size != 32 && group_size != 64 && group_size != 128) return false;
+  return K > 0 && int64_t{w.shape(2)} * 32 == K * bits && K % group_size == 0 &&
+         biases->shape() == scales->shape() && scales->shape(1) == w.shape(1) &&
+         scales->shape(2) == K / group_size;
+}
+
+mx::array gather_matmul(const mx::array& x, const mx::array& w, const mx::array* scales,
+                        const mx::array* biases, const mx::array& indices, int group_size, int bits,
+                        mx::StreamOrDevice s) {
+  const auto stream = mx::to_stream(s);
+  if (!gather_matmul_supported(x, w, scales, biases, indices, group_size, bits, stream)) {
+    throw std::invalid_argument("gather_matmul: operands its kernel does not take");
+  }
+  // One row of x per index.
+  auto shape = indices.shape();
+  shape.push_back(1);
+  shape.push_back(x.shape(-1));
+  const int rows = static_cast<int>(indices.size());
+  std::vector<mx::array> inputs{
+      mx::reshape(mx::broadcast_to(x, shape, stream), {rows, x.shape(-1)}, stream),
+      mx::flatten(indices, stream), w};
+  if (scales) {
+    inputs.push_back(*scales);
+    inputs.push_back(*biases);
+  }
+  shape.back() = w.shape(1);
+  auto out = mx::array(
+      {rows, w.shape(1)}, mx::float32,
+      std::make_shared<GatherMatmulCpu>(stream, scales ? group_size : 0, scales ? bits : 0),
+      std::move(inputs));
+  return mx::reshape(out, shape, stream);
+}
+
+}  // namespace heron::kernels

@@ -1,0 +1,139 @@
+#include "heron/model/layers/moe.h"
+
+#include <mlx/ops.h>
+#include <mlx/transforms.h>
+
+#include "heron/core/error.h"
+#include "heron/kernels/gather_matmul.h"
+#include "heron/model/layers/mlp.h"
+
+namespace heron::model {
+
+namespace mx = mlx::core;
+
+namespace {
+
+// Below this many (token, expert) pairs the rows go to gather_mm in token order; above
+// it they are sorted by expert first, so each expert's weights are read once (prefill).
+constexpr size_t kSortFrom = 64;
+
+std::string expert_prefix(const std::string& prefix, int e, const std::string& name) {
+  return prefix + ".experts." + std::to_string(e) + "." + name;
+}
+
+}  // namespace
+
+SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std::string& name,
+                                int experts) {
+  SwitchLinear l;
+  const std::string stacked = prefix + ".switch_mlp." + name;
+  std::string quant_prefix = stacked;
+  if (w.has(stacked + ".weight")) {
+    l.weight_ = w.take(stacked + ".weight");
+    l.scales_ = w.take_optional(stacked + ".scales");
+    if (l.scales_) l.quant_ = quant_params(w, stacked, l.weight_, *l.scales_);
+    if (l.quant_.mode == "affine" && l.scales_) l.biases_ = w.take(stacked + ".biases");
+  } else {
+    // One layer per expert: stack them, each quantized (or not) as the first one is.
+    quant_prefix = expert_prefix(prefix, 0, name);
+    std::vector<mx::array> weights, scales, biases;
+    for (int e = 0; e < experts; ++e) {
+      const std::string p = expert_prefix(prefix, e, name);
+      weights.push_back(w.take(p + ".weight"));
+      auto s = w.take_optional(p + ".scales");
+      const auto q = s ? quant_params(w, p, weights.back(), *s) : QuantParams{};
+      if (e > 0 && !(q.bits == l.quant_.bits && q.group_size == l.quant_.group_size &&
+                     q.mode == l.quant_.mode)) {
+        throw Error(w.source() + ": the experts of '" + prefix + "' are not all quantized alike");
+      }
+      l.quant_ = q;
+      if (!s) continue;
+      scales.push_back(*s);
+      if (q.mode == "affine") biases.push_back(w.take(p + ".biases"));
+    }
+    l.weight_ = mx::stack(weights, 0);
+    if (!scales.empty()) l.scales_ = mx::stack(scales, 0);
+    if (!biases.empty()) l.biases_ = mx::stack(biases, 0);
+    // Made now, so that the parts' buffers can go.
+    std::vector<mx::array> made{l.weight_};
+    for (const auto& part : {l.scales_, l.biases_}) {
+      if (part) made.push_back(*part);
+    }
+    mx::eval(made);
+  }
+  if (l.weight_.ndim() != 3 || l.weight_.shape(0) != experts) {
+    throw Error(w.source() + ": '" + quant_prefix + "' does not hold " + std::to_string(experts) +
+                " experts' matrices");
+  }
+  if (!l.scales_) {
+    l.weight_ = mx::astype(l.weight_, w.dtype());
+    l.weight_t_ = mx::swapaxes(l.weight_, -1, -2);
+  } else if (l.biases_) {
+    l.scales_ = mx::astype(*l.scales_, w.dtype());
+    l.biases_ = mx::astype(*l.biases_, w.dtype());
+  }
+  return l;
+}
+
+mx::array SwitchLinear::operator()(const mx::array& x, const mx::array& indices,
+                                   bool sorted) const {
+  const mx::array* scales = scales_ ? &*scales_ : nullptr;
+  const mx::array* biases = biases_ ? &*biases_ : nullptr;
+  if (kernels::gather_matmul_supported(x, weight_, scales, biases, indices, quant_.group_size,
+                                       quant_.bits, mx::to_stream({}))) {
+    return kernels::gather_matmul(x, weight_, scales, biases, indices, quant_.group_size,
+                                  quant_.bits);
+  }
+  if (!quant_.bits) return mx::gather_mm(x, *weight_t_, std::nullopt, indices, sorted);
+  return mx::gather_qmm(x, weight_, *scales_, biases_, std::nullopt, indices, /*transpose=*/true,
+                        quant_.group_size, quant_.bits, quant_.mode, std::nullopt, sorted);
+}
+
+MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
+                                        const ModelConfig& c) {
+  MixtureOfExperts m;
+  m.router_ = Linear::load(w, prefix + ".gate");
+  if (m.router_.out_features() != c.num_experts) {
+    throw Error(w.source() + ": '" + prefix + ".gate' routes to " +
+                std::to_string(m.router_.out_features()) + " experts, the config says " +
+                std::to_string(c.num_experts));
+  }
+  m.gate_ = SwitchLinear::load(w, prefix, "gate_proj", c.num_experts);
+  m.up_ = SwitchLinear::load(w, prefix, "up_proj", c.num_experts);
+  m.down_ = SwitchLinear::load(w, prefix, "down_proj", c.num_experts);
+  m.top_k_ = c.experts_per_token;
+  m.normalize_ = c.norm_topk_prob;
+  return m;
+}
+
+mx::array MixtureOfExperts::operator()(const mx::array& x) const {
+  const auto probs = mx::softmax(router_(x), -1, /*precise=*/true);
+  auto stop = probs.shape();
+  stop.back() = top_k_;
+  const auto chosen =
+      mx::slice(mx::argpartition(mx::negative(probs), top_k_ - 1, -1), mx::Shape(stop.size(), 0),
+                stop);  // [..., k], in no particular order
+  auto weights = mx::take_along_axis(probs, chosen, -1);
+  if (normalize_) weights = mx::divide(weights, mx::sum(weights, -1, /*keepdims=*/true));
+
+  const auto rows = mx::expand_dims(x, {-2, -3});  // [..., 1, 1, hidden]: one row per token
+  mx::array y{0.0f};
+  if (chosen.size() < kSortFrom) {
+    const auto h = swiglu(gate_(rows, chosen, false), up_(rows, chosen, false));
+    y = mx::squeeze(down_(h, chosen, false), -2);  // [..., k, hidden]
+  } else {
+    // One row per (token, expert) pair, ordered by expert, then back in token order.
+    const auto flat = mx::flatten(chosen);
+    const auto order = mx::argsort(flat);
+    const auto pairs = mx::take(mx::flatten(rows, 0, -3),
+                                mx::floor_divide(order, mx::array(top_k_, order.dtype())), 0);
+    const auto experts = mx::take(flat, order);
+    const auto h = swiglu(gate_(pairs, experts, true), up_(pairs, experts, true));
+    auto shape = chosen.shape();
+    shape.push_back(x.shape(-1));
+    y = mx::reshape(mx::take(down_(h, experts, true), mx::argsort(order), 0), shape);
+  }
+  return mx::sum(mx::multiply(y, mx::expand_dims(weights, -1)), -2);
+}
+
+}  // namespace heron::model

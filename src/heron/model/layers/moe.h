@@ -1,0 +1,47 @@
+#pragma once
+// Mixture-of-experts feed-forward: a router picks k experts per token, each a gated MLP,
+// and their outputs are summed with the router's weights. The experts' matrices are
+// stacked on a leading axis and multiplied through MLX's gather_mm / gather_qmm, so a
+// decode step reads only the chosen experts' weights.
+#include <optional>
+#include <string>
+
+#include <mlx/array.h>
+
+#include "heron/model/layers/linear.h"
+
+namespace heron::model {
+
+// One projection of every expert: weight [experts, out, in], float or quantized.
+class SwitchLinear {
+ public:
+  // PREFIX.switch_mlp.NAME (stacked, as mlx-lm and GGUF store them) or, when absent,
+  // PREFIX.experts.E.NAME for E < experts (Hugging Face), stacked here.
+  static SwitchLinear load(Weights& w, const std::string& prefix, const std::string& name,
+                           int experts);
+  // x [..., 1, in] (rows that share an expert list), indices [...] -> [..., 1, out].
+  // sorted: indices ascend along the flattened batch (fewer weight reads in prefill).
+  mlx::core::array operator()(const mlx::core::array& x, const mlx::core::array& indices,
+                              bool sorted) const;
+
+ private:
+  mlx::core::array weight_{0.0f};             // quantized: packed [E, out, in*bits/32]
+  std::optional<mlx::core::array> weight_t_;  // float: [E, in, out], made once
+  std::optional<mlx::core::array> scales_, biases_;
+  QuantParams quant_;
+};
+
+class MixtureOfExperts {
+ public:
+  // PREFIX.gate (the router, [experts, hidden]) and the experts' gate/up/down projections.
+  static MixtureOfExperts load(Weights& w, const std::string& prefix, const ModelConfig& c);
+  mlx::core::array operator()(const mlx::core::array& x) const;
+
+ private:
+  Linear router_;
+  SwitchLinear gate_, up_, down_;
+  int top_k_ = 1;
+  bool normalize_ = false;
+};
+
+}  // namespace heron::model
