@@ -47,8 +47,8 @@ CONFIG.update(architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe", num
               decoder_sparse_step=1, mlp_only_layers=[1])
 
 
-def weights(rng: np.random.Generator) -> dict:
-    c = CONFIG
+def weights(rng: np.random.Generator, c: dict = CONFIG) -> dict:
+    """Random weights of a Qwen3-MoE config in Hugging Face layout (experts one by one)."""
     H, D = c["hidden_size"], c["head_dim"]
     nh, nkv = c["num_attention_heads"], c["num_key_value_heads"]
 
@@ -91,11 +91,11 @@ GGUF_PARTS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_n
               "mlp.gate": "ffn_gate_inp"}
 
 
-def write_gguf(w: dict, model_dir: Path, out: Path):
-    """The MoE layers of `w` as llama.cpp's qwen3moe GGUF, float32."""
+def write_gguf(w: dict, c: dict, model_dir: Path, out: Path):
+    """The MoE layers of Qwen3-MoE weights `w` (config `c`, tokenizer files in `model_dir`)
+    as llama.cpp's qwen3moe GGUF, float32."""
     import gguf
 
-    c = CONFIG
     layers = [i for i in range(c["num_hidden_layers"]) if i not in c["mlp_only_layers"]]
     g = gguf.GGUFWriter(str(out), "qwen3moe")
     g.add_context_length(c["max_position_embeddings"])
@@ -176,7 +176,7 @@ def main() -> int:
 
     gguf_dir = out.parent / "gguf"
     gguf_path = gguf_dir / f"{NAME}.gguf"
-    write_gguf(w, d, gguf_path)
+    write_gguf(w, CONFIG, d, gguf_path)
     logits = llama_cpp_logits(gguf_path, tokens)
     print(f"{gguf_path.name}: llama.cpp logits {logits.shape}, std {logits.std():.3f}")
     save_safetensors_sorted({"tokens": tokens, "logits": logits},

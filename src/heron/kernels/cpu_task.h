@@ -35,21 +35,36 @@ const T* row_major(const mlx::core::array& a, std::vector<T>& scratch) {
   return scratch.data();
 }
 
+// The same for primitives with several outputs: task(inputs, outputs).
 template <class Task>
 void run_on_cpu_stream(const mlx::core::Stream& stream, const std::vector<mlx::core::array>& inputs,
-                       mlx::core::array& out, Task task) {
+                       std::vector<mlx::core::array>& outputs, Task task) {
   namespace mx = mlx::core;
-  out.set_data(mx::allocator::malloc(out.nbytes()));
   auto& encoder = mx::cpu::get_command_encoder(stream);
-  std::vector<mx::array> weak;
+  std::vector<mx::array> weak, weak_out;
   weak.reserve(inputs.size());
   for (const auto& in : inputs) {
     encoder.set_input_array(in);
     weak.push_back(mx::array::unsafe_weak_copy(in));
   }
-  encoder.set_output_array(out);
-  encoder.dispatch([weak = std::move(weak), out = mx::array::unsafe_weak_copy(out),
-                    task = std::move(task)]() mutable { task(weak, out); });
+  for (auto& out : outputs) {
+    out.set_data(mx::allocator::malloc(out.nbytes()));
+    encoder.set_output_array(out);
+    weak_out.push_back(mx::array::unsafe_weak_copy(out));
+  }
+  encoder.dispatch([weak = std::move(weak), weak_out = std::move(weak_out),
+                    task = std::move(task)]() mutable { task(weak, weak_out); });
+}
+
+template <class Task>
+void run_on_cpu_stream(const mlx::core::Stream& stream, const std::vector<mlx::core::array>& inputs,
+                       mlx::core::array& out, Task task) {
+  std::vector<mlx::core::array> outputs{out};
+  run_on_cpu_stream(
+      stream, inputs, outputs,
+      [task = std::move(task)](auto& in, std::vector<mlx::core::array>& outs) mutable {
+        task(in, outs[0]);
+      });
 }
 
 }  // namespace heron::kernels

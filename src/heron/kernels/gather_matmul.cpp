@@ -12,12 +12,15 @@
 #include "heron/kernels/float_matmul.h"
 #include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/qmm_kernels.h"
+#include "heron/kernels/thread_pool.h"
 
 namespace heron::kernels {
 
 namespace mx = mlx::core;
 
 namespace {
+
+constexpr int kMinTile = 32;  // output columns per task, at least
 
 class GatherMatmulCpu : public mx::UnaryPrimitive {
  public:
@@ -55,7 +58,7 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
     float* o = out.data<float>();
     QmmArgs q{};
     const float* wf = nullptr;
-    int64_t w_stride = 0, s_stride = 0;
+    int64_t w_stride = 0, s_stride = 0, w_row = 0, s_row = 0;  // per expert, per output row
     if (bits) {
       q = {nullptr,
            row_major(in[2], qs),
@@ -67,33 +70,60 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
            K,
            group,
            bits};
-      w_stride = int64_t{N} * in[2].shape(2);
-      s_stride = int64_t{N} * in[3].shape(2);
+      w_row = in[2].shape(2);
+      s_row = in[3].shape(2);
+      w_stride = int64_t{N} * w_row;
+      s_stride = int64_t{N} * s_row;
     } else {
       wf = row_major(in[2], ws);
       w_stride = int64_t{N} * K;
     }
+    // Runs of rows with one expert, each cut into tiles of output columns: one parallel_for
+    // over all of them (a decode step's few rows would otherwise wake the pool once per
+    // expert). The kernels called inside run inline on their task's thread.
+    struct Task {
+      int r0, r1, n0, n1;
+    };
+    std::vector<Task> tasks;
+    const int tile = std::max(kMinTile, N / std::max(1, 2 * ThreadPool::shared().size()));
     for (int r0 = 0; r0 < R;) {
-      const uint32_t e = index[r0];
       int r1 = r0 + 1;
-      while (r1 < R && index[r1] == e) ++r1;
-      float* dst = o + int64_t{r0} * N;
-      if (e >= static_cast<uint32_t>(E)) {
-        std::fill(dst, dst + int64_t{r1 - r0} * N, 0.0f);
-      } else if (bits) {
-        QmmArgs a = q;
-        a.x = x + int64_t{r0} * K;
-        a.w = q.w + e * w_stride;
-        a.scales = q.scales + e * s_stride;
-        a.biases = q.biases + e * s_stride;
-        a.out = dst;
-        a.M = r1 - r0;
-        qmm_cpu(a);
-      } else {
-        float_matmul_rows(x + int64_t{r0} * K, r1 - r0, K, wf + e * w_stride, N, dst);
-      }
+      while (r1 < R && index[r1] == index[r0]) ++r1;
+      for (int n0 = 0; n0 < N; n0 += tile) tasks.push_back({r0, r1, n0, std::min(N, n0 + tile)});
       r0 = r1;
     }
+    ThreadPool::shared().parallel_for(static_cast<int>(tasks.size()), [&](int i) {
+      const auto& t = tasks[static_cast<size_t>(i)];
+      const uint32_t e = index[t.r0];
+      const int rows = t.r1 - t.r0, cols = t.n1 - t.n0;
+      if (e >= static_cast<uint32_t>(E)) {
+        for (int r = t.r0; r < t.r1; ++r) {
+          std::fill(o + int64_t{r} * N + t.n0, o + int64_t{r} * N + t.n1, 0.0f);
+        }
+        return;
+      }
+      // One row's products go straight to the output; more go to scratch [rows, cols] first,
+      // then into the output's columns.
+      std::vector<float> scratch(rows > 1 ? static_cast<size_t>(rows) * cols : 0);
+      float* part = rows > 1 ? scratch.data() : o + int64_t{t.r0} * N + t.n0;
+      if (bits) {
+        QmmArgs a = q;
+        a.x = x + int64_t{t.r0} * K;
+        a.w = q.w + e * w_stride + int64_t{t.n0} * w_row;
+        a.scales = q.scales + e * s_stride + int64_t{t.n0} * s_row;
+        a.biases = q.biases + e * s_stride + int64_t{t.n0} * s_row;
+        a.out = part;
+        a.M = rows;
+        a.N = cols;
+        qmm_cpu(a);
+      } else {
+        float_matmul_rows(x + int64_t{t.r0} * K, rows, K, wf + e * w_stride + int64_t{t.n0} * K,
+                          cols, part);
+      }
+      for (int r = 0; r < rows && rows > 1; ++r) {
+        std::copy_n(part + int64_t{r} * cols, cols, o + int64_t{t.r0 + r} * N + t.n0);
+      }
+    });
   }
 
   int group_size_;

@@ -5,6 +5,7 @@
 
 #include "heron/core/error.h"
 #include "heron/kernels/gather_matmul.h"
+#include "heron/kernels/route_top_k.h"
 #include "heron/model/layers/mlp.h"
 
 namespace heron::model {
@@ -89,6 +90,24 @@ mx::array SwitchLinear::operator()(const mx::array& x, const mx::array& indices,
                         quant_.group_size, quant_.bits, quant_.mode, std::nullopt, sorted);
 }
 
+std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const SwitchLinear& b) {
+  const bool alike = a.quant_.bits == b.quant_.bits && a.quant_.group_size == b.quant_.group_size &&
+                     a.quant_.mode == b.quant_.mode && a.weight_.dtype() == b.weight_.dtype() &&
+                     a.weight_.shape(2) == b.weight_.shape(2) &&
+                     a.scales_.has_value() == b.scales_.has_value() &&
+                     a.biases_.has_value() == b.biases_.has_value() &&
+                     (!a.scales_ || a.scales_->dtype() == b.scales_->dtype());
+  if (!alike) return std::nullopt;
+  SwitchLinear j = a;
+  j.weight_ = mx::concatenate({a.weight_, b.weight_}, 1);
+  std::vector<mx::array> made{j.weight_};
+  if (a.scales_) made.push_back(*(j.scales_ = mx::concatenate({*a.scales_, *b.scales_}, 1)));
+  if (a.biases_) made.push_back(*(j.biases_ = mx::concatenate({*a.biases_, *b.biases_}, 1)));
+  mx::eval(made);
+  if (a.weight_t_) j.weight_t_ = mx::swapaxes(j.weight_, -1, -2);
+  return j;
+}
+
 MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
                                         const ModelConfig& c) {
   MixtureOfExperts m;
@@ -98,28 +117,47 @@ MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
                 std::to_string(m.router_.out_features()) + " experts, the config says " +
                 std::to_string(c.num_experts));
   }
-  m.gate_ = SwitchLinear::load(w, prefix, "gate_proj", c.num_experts);
-  m.up_ = SwitchLinear::load(w, prefix, "up_proj", c.num_experts);
+  auto gate = SwitchLinear::load(w, prefix, "gate_proj", c.num_experts);
+  auto up = SwitchLinear::load(w, prefix, "up_proj", c.num_experts);
+  m.gate_up_ = SwitchLinear::joined(gate, up);
+  if (!m.gate_up_) {
+    m.gate_ = std::move(gate);
+    m.up_ = std::move(up);
+  }
   m.down_ = SwitchLinear::load(w, prefix, "down_proj", c.num_experts);
   m.top_k_ = c.experts_per_token;
   m.normalize_ = c.norm_topk_prob;
   return m;
 }
 
-mx::array MixtureOfExperts::operator()(const mx::array& x) const {
-  const auto probs = mx::softmax(router_(x), -1, /*precise=*/true);
+std::pair<mx::array, mx::array> MixtureOfExperts::route(const mx::array& logits) const {
+  if (kernels::route_top_k_supported(logits, top_k_, mx::to_stream({}))) {
+    return kernels::route_top_k(logits, top_k_, normalize_);
+  }
+  const auto probs = mx::softmax(logits, -1, /*precise=*/true);
   auto stop = probs.shape();
   stop.back() = top_k_;
-  const auto chosen =
-      mx::slice(mx::argpartition(mx::negative(probs), top_k_ - 1, -1), mx::Shape(stop.size(), 0),
-                stop);  // [..., k], in no particular order
+  auto chosen = mx::slice(mx::argpartition(mx::negative(probs), top_k_ - 1, -1),
+                          mx::Shape(stop.size(), 0), stop);
   auto weights = mx::take_along_axis(probs, chosen, -1);
   if (normalize_) weights = mx::divide(weights, mx::sum(weights, -1, /*keepdims=*/true));
+  return {chosen, weights};
+}
 
+mx::array MixtureOfExperts::gated(const mx::array& x, const mx::array& experts, bool sorted) const {
+  if (!gate_up_) return swiglu((*gate_)(x, experts, sorted), (*up_)(x, experts, sorted));
+  const auto both = (*gate_up_)(x, experts, sorted);
+  const int half = gate_up_->out_features() / 2;
+  const auto parts = mx::split(both, mx::Shape{half}, -1);
+  return swiglu(parts[0], parts[1]);
+}
+
+mx::array MixtureOfExperts::operator()(const mx::array& x) const {
+  const auto [chosen, weights] = route(router_(x));
   const auto rows = mx::expand_dims(x, {-2, -3});  // [..., 1, 1, hidden]: one row per token
   mx::array y{0.0f};
   if (chosen.size() < kSortFrom) {
-    const auto h = swiglu(gate_(rows, chosen, false), up_(rows, chosen, false));
+    const auto h = gated(rows, chosen, false);
     y = mx::squeeze(down_(h, chosen, false), -2);  // [..., k, hidden]
   } else {
     // One row per (token, expert) pair, ordered by expert, then back in token order.
@@ -128,7 +166,7 @@ mx::array MixtureOfExperts::operator()(const mx::array& x) const {
     const auto pairs = mx::take(mx::flatten(rows, 0, -3),
                                 mx::floor_divide(order, mx::array(top_k_, order.dtype())), 0);
     const auto experts = mx::take(flat, order);
-    const auto h = swiglu(gate_(pairs, experts, true), up_(pairs, experts, true));
+    const auto h = gated(pairs, experts, true);
     auto shape = chosen.shape();
     shape.push_back(x.shape(-1));
     y = mx::reshape(mx::take(down_(h, experts, true), mx::argsort(order), 0), shape);

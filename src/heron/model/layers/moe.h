@@ -5,6 +5,7 @@
 // decode step reads only the chosen experts' weights.
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <mlx/array.h>
 
@@ -23,6 +24,9 @@ class SwitchLinear {
   // sorted: indices ascend along the flattened batch (fewer weight reads in prefill).
   mlx::core::array operator()(const mlx::core::array& x, const mlx::core::array& indices,
                               bool sorted) const;
+  // a and b side by side in one layer (outputs a's, then b's), when they are stored alike.
+  static std::optional<SwitchLinear> joined(const SwitchLinear& a, const SwitchLinear& b);
+  int out_features() const { return weight_.shape(1); }
 
  private:
   mlx::core::array weight_{0.0f};             // quantized: packed [E, out, in*bits/32]
@@ -38,8 +42,16 @@ class MixtureOfExperts {
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
+  // The top_k_ experts of each token ([..., k], in no particular order) and their weights.
+  std::pair<mlx::core::array, mlx::core::array> route(const mlx::core::array& logits) const;
+  // silu(gate(x)) * up(x) of the given experts.
+  mlx::core::array gated(const mlx::core::array& x, const mlx::core::array& experts,
+                         bool sorted) const;
   Linear router_;
-  SwitchLinear gate_, up_, down_;
+  // The gate and up projections in one product where they are stored alike, else apart.
+  std::optional<SwitchLinear> gate_up_;
+  std::optional<SwitchLinear> gate_, up_;
+  SwitchLinear down_;
   int top_k_ = 1;
   bool normalize_ = false;
 };
