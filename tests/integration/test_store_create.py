@@ -172,7 +172,8 @@ def store_serve(heron_bin, store, tmp_path):
 
 @pytest.mark.parametrize("model,quant", [("tiny-llama", "int4"), ("tiny-llama", "int8"),
                                          ("tiny-llama", "mxfp4"), ("tiny-qwen3", "int4"),
-                                         ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8")])
+                                         ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8"),
+                                         ("tiny-qwen3-moe", "int4")])
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
     r = create("served", f"FROM {MODELS / model}\n", "--quantize", quant)
     assert r.returncode == 0, r.stderr

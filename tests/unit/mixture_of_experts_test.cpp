@@ -162,10 +162,23 @@ class QuantizedStore {
     req.base_dir = kModels;
     req.quantize = quant;
     store::create_model(store_, req, nullptr);
-    const auto m = load_model(store_.manifest_file(store::ModelName::parse(name)), kLoad);
+    last_ = store::ModelName::parse(name);
+    const auto m = load_model(store_.manifest_file(last_), kLoad);
     const auto ref = reference();
     auto caches = m.model->make_caches();
     return forward(m, caches, ref.tokens, 0, static_cast<int>(ref.tokens.size()));
+  }
+
+  // A file of the model made last, by its name in the manifest.
+  fs::path file(const std::string& layer_name) const {
+    const auto manifest = nlohmann::json::parse(std::ifstream(store_.manifest_file(last_)));
+    for (const auto& layer : manifest.at("layers")) {
+      if (layer.value("name", "") == layer_name) return store_.blob_path(layer.at("digest"));
+    }
+    throw std::runtime_error("no layer " + layer_name);
+  }
+  std::unordered_map<std::string, mx::array> tensors() const {
+    return mx::load_safetensors(file("model.safetensors").string()).first;
   }
 
  private:
@@ -176,6 +189,7 @@ class QuantizedStore {
   }
   fs::path root_ = fresh_root();
   store::Store store_{root_};
+  store::ModelName last_;
   int made_ = 0;
 };
 
@@ -191,19 +205,52 @@ TEST(MixtureOfExperts, CreateInt8GivesMlxLmsLogitsOnTheSameQuantizedWeights) {
   EXPECT_GT(relative_error(ours, reference().logits), 0.1f) << "were the weights quantized?";
 }
 
-// create --quantize on stacked experts (3-D tensors) stores what it stores for the same
-// experts one by one: MLX quantizes each row's groups alike.
-TEST(MixtureOfExperts, CreateQuantizesStackedExpertsLikeSeparateOnes) {
+// create stores experts stacked, as mlx-lm does, whichever way its source holds them, and
+// quantizes each projection of all experts as one 3-D tensor.
+TEST(MixtureOfExperts, CreateStacksAndQuantizesExpertsWhicheverWayTheSourceHoldsThem) {
   TempModelDir stacked_dir("heron-moe-stacked-source");
   stacked_dir.write_weights(stacked_weights());
   QuantizedStore store;
   for (const char* quant : {"int4", "mxfp4"}) {
     SCOPED_TRACE(quant);
     const auto separate = store.logits("tiny-qwen3-moe", quant);
+    const auto stored = store.tensors();
+    EXPECT_EQ(stored.at("model.layers.0.mlp.switch_mlp.gate_proj.weight").ndim(), 3);
+    EXPECT_EQ(stored.count("model.layers.0.mlp.experts.0.gate_proj.weight"), 0u);
     const auto stacked = store.logits(stacked_dir.path().string(), quant);
     EXPECT_LE(relative_error(stacked, separate), 1e-5f);
     EXPECT_GT(relative_error(separate, reference().logits), 0.1f) << "were they quantized?";
   }
+}
+
+// Quantized experts stored one per layer (as some converters write them) load as the
+// same model: the loader stacks each expert's weight, scales and biases.
+TEST(MixtureOfExperts, ExpertsQuantizedOneByOneLoadLikeStackedOnes) {
+  QuantizedStore store;
+  const auto stacked = store.logits("tiny-qwen3-moe", "int8");
+  TempModelDir dir("heron-moe-quantized-separately");
+  fs::copy_file(store.file("config.json"), dir.path() / "config.json",
+                fs::copy_options::overwrite_existing);
+  static const std::regex switch_mlp(R"((.*\.mlp)\.switch_mlp\.(.*))");
+  std::unordered_map<std::string, mx::array> separate;
+  for (const auto& [name, a] : store.tensors()) {
+    std::smatch m;
+    if (!std::regex_match(name, m, switch_mlp)) {
+      separate.emplace(name, a);
+      continue;
+    }
+    for (int e = 0; e < a.shape(0); ++e) {
+      separate.emplace(m[1].str() + ".experts." + std::to_string(e) + "." + m[2].str(),
+                       mx::squeeze(mx::slice(a, {e, 0, 0}, {e + 1, a.shape(1), a.shape(2)}), 0));
+    }
+  }
+  ASSERT_EQ(separate.count("model.layers.2.mlp.experts.7.up_proj.scales"), 1u);
+  dir.write_weights(separate);
+  const auto m = load_model(dir.path(), kLoad);
+  const auto ref = reference();
+  auto caches = m.model->make_caches();
+  const int n = static_cast<int>(ref.tokens.size());
+  EXPECT_LE(relative_error(forward(m, caches, ref.tokens, 0, n), stacked), 1e-6f);
 }
 
 // The same experts in llama.cpp's qwen3moe GGUF layout (router ffn_gate_inp, stacked

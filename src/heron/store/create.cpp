@@ -15,6 +15,7 @@
 #include "heron/model/registry.h"
 #include "heron/store/model_files.h"
 #include "heron/store/quantize_weights.h"
+#include "heron/store/stack_experts.h"
 #include "heron/tokenizer/tokenizer.h"
 
 namespace heron::store {
@@ -318,8 +319,8 @@ class Creator {
     if (already && q) {
       throw already_quantized(src, prefix);
     }
-    auto planned =
-        plan_weights(std::move(weights), q, config.value("tie_word_embeddings", false), prefix);
+    auto planned = plan_weights(with_stacked_experts(std::move(weights)), q,
+                                config.value("tie_word_embeddings", false), prefix);
     if (q) {
       config["quantization"] = planned.quantization;
       config["quantization_config"] = planned.quantization;
