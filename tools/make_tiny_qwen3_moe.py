@@ -5,7 +5,7 @@ logits for it (reference_logits.safetensors, the layout make_reference_logits.py
     .venv/bin/python tools/make_tiny_qwen3_moe.py [--out tests/fixtures/models]
 
 Qwen3MoeForCausalLM (model_type qwen3_moe), float32: 3 layers, hidden 64, 4 heads / 2 KV
-heads, head_dim 32, q/k norms, vocab 512, tied embeddings; 8 experts of intermediate 32,
+heads, head_dim 32, q/k norms, vocab 512, tied embeddings; 8 experts of intermediate 64,
 2 chosen per token, norm_topk_prob; layer 1 is dense (mlp_only_layers, intermediate 128),
 so a model mixes both kinds of feed-forward. Experts are stored one per layer, as Hugging
 Face checkpoints do (mlx-lm stacks them into switch_mlp on load). The 64-token sequence
@@ -43,7 +43,7 @@ NAME = "tiny-qwen3-moe"
 # tiny-qwen3's configuration (make_tiny_models.py) with experts and a third layer.
 CONFIG = qwen3_config(512, {"<|endoftext|>": 0, "<|im_end|>": 2})
 CONFIG.update(architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe", num_hidden_layers=3,
-              num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32, norm_topk_prob=True,
+              num_experts=8, num_experts_per_tok=2, moe_intermediate_size=64, norm_topk_prob=True,
               decoder_sparse_step=1, mlp_only_layers=[1])
 
 

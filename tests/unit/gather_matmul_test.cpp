@@ -25,12 +25,6 @@ namespace {
 
 constexpr int kExperts = 6;
 
-mx::array normal(const mx::Shape& shape, uint64_t seed) {
-  auto a = mx::random::normal(shape, mx::float32, 0.0f, 1.0f, mx::random::key(seed));
-  mx::eval(a);
-  return a;
-}
-
 mx::array expert_indices(const mx::Shape& shape, uint64_t seed, bool sorted) {
   auto i = mx::astype(mx::random::randint(0, kExperts, shape, mx::int32, mx::random::key(seed)),
                       mx::uint32);
@@ -53,15 +47,15 @@ TEST_P(GatherMatmul, FloatExpertsMatchGatherMm) {
   if (!heron::kernels::avx2_supported()) GTEST_SKIP() << "no AVX2: MLX runs float products";
   uint64_t seed = 1;
   for (int K : {8, 64, 200}) {
-    const auto w = normal({kExperts, 37, K}, seed++);
+    const auto w = random({kExperts, 37, K}, seed++);
     const auto wt = mx::swapaxes(w, -1, -2);
     // Decode: x [1, 1, 1, 1, K] over 2 experts; prefill: x [24, 1, K] sorted by expert.
-    const auto x1 = normal({1, 1, 1, 1, K}, seed++);
+    const auto x1 = random({1, 1, 1, 1, K}, seed++);
     const auto i1 = expert_indices({1, 1, 2}, seed++, false);
     EXPECT_LE(relative_error(gather_matmul(x1, w, nullptr, nullptr, i1, 0, 0),
                              mx::gather_mm(x1, wt, std::nullopt, i1)),
               1e-5f);
-    const auto x2 = normal({24, 1, K}, seed++);
+    const auto x2 = random({24, 1, K}, seed++);
     const auto i2 = expert_indices({24}, seed++, true);
     EXPECT_LE(relative_error(gather_matmul(x2, w, nullptr, nullptr, i2, 0, 0),
                              mx::gather_mm(x2, wt, std::nullopt, i2, true)),
@@ -77,12 +71,12 @@ TEST_P(GatherMatmul, QuantizedExpertsMatchGatherQmm) {
       const int K = 256, N = 40;
       // mx::quantize has no groups of 16: those take group-32 codes with scales and biases
       // of their own, and the reference is our dense kernel, one row and expert at a time.
-      const auto parts = mx::quantize(normal({kExperts, N, K}, seed++), std::max(group, 32), bits);
+      const auto parts = mx::quantize(random({kExperts, N, K}, seed++), std::max(group, 32), bits);
       const auto& w = parts[0];
       const auto scales = group >= 32 ? parts[1]
                                       : mx::add(mx::array(0.05f),
-                                                mx::abs(normal({kExperts, N, K / group}, seed++)));
-      const auto biases = group >= 32 ? parts[2] : normal({kExperts, N, K / group}, seed++);
+                                                mx::abs(random({kExperts, N, K / group}, seed++)));
+      const auto biases = group >= 32 ? parts[2] : random({kExperts, N, K / group}, seed++);
       auto reference = [&](const mx::array& x, const mx::array& idx, bool sorted) {
         if (group >= 32) {
           return mx::gather_qmm(x, w, scales, biases, std::nullopt, idx, true, group, bits,
@@ -109,14 +103,14 @@ TEST_P(GatherMatmul, QuantizedExpertsMatchGatherQmm) {
         return mx::reshape(mx::concatenate(out, 0), shape);
       };
       // Tokens [2, 3] with 4 experts each (x broadcast over them), then sorted rows.
-      const auto x1 = normal({2, 3, 1, 1, K}, seed++);
+      const auto x1 = random({2, 3, 1, 1, K}, seed++);
       const auto i1 = expert_indices({2, 3, 4}, seed++, false);
       ASSERT_TRUE(gather_matmul_supported(x1, w, &scales, &biases, i1, group, bits,
                                           mx::default_stream(mx::Device::cpu)));
       EXPECT_LE(relative_error(gather_matmul(x1, w, &scales, &biases, i1, group, bits),
                                reference(x1, i1, false)),
                 1e-5f);
-      const auto x2 = normal({40, 1, K}, seed++);
+      const auto x2 = random({40, 1, K}, seed++);
       const auto i2 = expert_indices({40}, seed++, true);
       EXPECT_LE(relative_error(gather_matmul(x2, w, &scales, &biases, i2, group, bits),
                                reference(x2, i2, true)),
@@ -129,17 +123,17 @@ INSTANTIATE_TEST_SUITE_P(Isas, GatherMatmul, kCpuIsas, isa_name);
 
 TEST(GatherMatmulOperands, LeavesOtherFormsToMlx) {
   const auto cpu = mx::default_stream(mx::Device::cpu);
-  const auto x = normal({4, 1, 64}, 7);
+  const auto x = random({4, 1, 64}, 7);
   const auto idx = expert_indices({4}, 8, false);
-  const auto parts = mx::quantize(normal({kExperts, 16, 64}, 9), 32, 4);
+  const auto parts = mx::quantize(random({kExperts, 16, 64}, 9), 32, 4);
   const auto &w = parts[0], &s = parts[1], &b = parts[2];
   EXPECT_TRUE(gather_matmul_supported(x, w, &s, &b, idx, 32, 4, cpu));
   EXPECT_FALSE(gather_matmul_supported(x, w, &s, nullptr, idx, 32, 4, cpu));  // no biases
   EXPECT_FALSE(gather_matmul_supported(x, w, &s, &b, idx, 32, 3, cpu));       // 3 bits
   EXPECT_FALSE(gather_matmul_supported(mx::astype(x, mx::float16), w, &s, &b, idx, 32, 4, cpu));
   EXPECT_FALSE(gather_matmul_supported(x, w, &s, &b, mx::astype(idx, mx::int32), 32, 4, cpu));
-  EXPECT_FALSE(gather_matmul_supported(normal({4, 2, 64}, 10), w, &s, &b, idx, 32, 4, cpu));
-  EXPECT_FALSE(gather_matmul_supported(normal({5, 1, 64}, 11), w, &s, &b, idx, 32, 4, cpu));
+  EXPECT_FALSE(gather_matmul_supported(random({4, 2, 64}, 10), w, &s, &b, idx, 32, 4, cpu));
+  EXPECT_FALSE(gather_matmul_supported(random({5, 1, 64}, 11), w, &s, &b, idx, 32, 4, cpu));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <mlx/primitives.h>
 
 #include "heron/kernels/cpu_task.h"
+#include "heron/kernels/expert_weights.h"
 #include "heron/kernels/float_matmul.h"
 #include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/qmm_kernels.h"
@@ -56,27 +57,12 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
     const float* x = row_major(in[0], xs);
     const uint32_t* index = row_major(in[1], is);
     float* o = out.data<float>();
-    QmmArgs q{};
+    ExpertWeights q;
     const float* wf = nullptr;
-    int64_t w_stride = 0, s_stride = 0, w_row = 0, s_row = 0;  // per expert, per output row
     if (bits) {
-      q = {nullptr,
-           row_major(in[2], qs),
-           row_major(in[3], ss),
-           row_major(in[4], bs),
-           nullptr,
-           0,
-           N,
-           K,
-           group,
-           bits};
-      w_row = in[2].shape(2);
-      s_row = in[3].shape(2);
-      w_stride = int64_t{N} * w_row;
-      s_stride = int64_t{N} * s_row;
+      q = {row_major(in[2], qs), row_major(in[3], ss), row_major(in[4], bs), N, K, group, bits};
     } else {
       wf = row_major(in[2], ws);
-      w_stride = int64_t{N} * K;
     }
     // Runs of rows with one expert, each cut into tiles of output columns: one parallel_for
     // over all of them (a decode step's few rows would otherwise wake the pool once per
@@ -107,18 +93,10 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
       std::vector<float> scratch(rows > 1 ? static_cast<size_t>(rows) * cols : 0);
       float* part = rows > 1 ? scratch.data() : o + int64_t{t.r0} * N + t.n0;
       if (bits) {
-        QmmArgs a = q;
-        a.x = x + int64_t{t.r0} * K;
-        a.w = q.w + e * w_stride + int64_t{t.n0} * w_row;
-        a.scales = q.scales + e * s_stride + int64_t{t.n0} * s_row;
-        a.biases = q.biases + e * s_stride + int64_t{t.n0} * s_row;
-        a.out = part;
-        a.M = rows;
-        a.N = cols;
-        qmm_cpu(a);
+        q.product(e, x + int64_t{t.r0} * K, rows, t.n0, t.n1, part);
       } else {
-        float_matmul_rows(x + int64_t{t.r0} * K, rows, K, wf + e * w_stride + int64_t{t.n0} * K,
-                          cols, part);
+        float_matmul_rows(x + int64_t{t.r0} * K, rows, K, wf + (int64_t{e} * N + t.n0) * K, cols,
+                          part);
       }
       for (int r = 0; r < rows && rows > 1; ++r) {
         std::copy_n(part + int64_t{r} * cols, cols, o + int64_t{t.r0 + r} * N + t.n0);

@@ -90,6 +90,11 @@ mx::array SwitchLinear::operator()(const mx::array& x, const mx::array& indices,
                         quant_.group_size, quant_.bits, quant_.mode, std::nullopt, sorted);
 }
 
+std::optional<kernels::QuantizedExperts> SwitchLinear::affine() const {
+  if (!scales_ || !biases_) return std::nullopt;
+  return kernels::QuantizedExperts{weight_, *scales_, *biases_, quant_.group_size, quant_.bits};
+}
+
 std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const SwitchLinear& b) {
   const bool alike = a.quant_.bits == b.quant_.bits && a.quant_.group_size == b.quant_.group_size &&
                      a.quant_.mode == b.quant_.mode && a.weight_.dtype() == b.weight_.dtype() &&
@@ -154,6 +159,18 @@ mx::array MixtureOfExperts::gated(const mx::array& x, const mx::array& experts, 
 
 mx::array MixtureOfExperts::operator()(const mx::array& x) const {
   const auto [chosen, weights] = route(router_(x));
+  // A few tokens (decode) on the CPU: the experts in one node.
+  const auto gate_up = gate_up_ ? gate_up_->affine() : std::nullopt;
+  const auto down = down_.affine();
+  if (gate_up && down && chosen.size() < kSortFrom) {
+    const auto tokens = mx::reshape(x, {-1, x.shape(-1)});
+    const auto experts = mx::reshape(chosen, {-1, top_k_});
+    const auto shares = mx::reshape(weights, {-1, top_k_});
+    if (kernels::moe_experts_supported(tokens, experts, shares, *gate_up, *down,
+                                       mx::to_stream({}))) {
+      return mx::reshape(kernels::moe_experts(tokens, experts, shares, *gate_up, *down), x.shape());
+    }
+  }
   const auto rows = mx::expand_dims(x, {-2, -3});  // [..., 1, 1, hidden]: one row per token
   mx::array y{0.0f};
   if (chosen.size() < kSortFrom) {

@@ -9,6 +9,7 @@
 
 #include <mlx/array.h>
 
+#include "heron/kernels/moe_experts.h"
 #include "heron/model/layers/linear.h"
 
 namespace heron::model {
@@ -27,6 +28,8 @@ class SwitchLinear {
   // a and b side by side in one layer (outputs a's, then b's), when they are stored alike.
   static std::optional<SwitchLinear> joined(const SwitchLinear& a, const SwitchLinear& b);
   int out_features() const { return weight_.shape(1); }
+  // The experts as the fused CPU kernel reads them, when affine-quantized.
+  std::optional<kernels::QuantizedExperts> affine() const;
 
  private:
   mlx::core::array weight_{0.0f};             // quantized: packed [E, out, in*bits/32]
