@@ -15,10 +15,12 @@
 
 #include <mlx/io.h>
 #include <mlx/ops.h>
+#include <mlx/random.h>
 #include <mlx/transforms.h>
 #include <nlohmann/json.hpp>
 
 #include "heron/core/error.h"
+#include "heron/model/layers/moe.h"
 #include "heron/model/loader.h"
 #include "heron/store/create.h"
 
@@ -285,6 +287,34 @@ TEST(MixtureOfExperts, GgufGivesLlamaCppsLogits) {
   const float err = relative_error(forward(m, caches, tokens, 0, n), ref.at("logits"));
   std::printf("relative error against llama.cpp: %.3g\n", err);
   EXPECT_LE(err, 1e-3f);
+}
+
+// Experts in groups of 16 (GGUF's K-quant sub-blocks) at a width no kernel of ours takes
+// (6 bits) go through the dequantizing fallback, for decode's few rows and for many rows;
+// the reference is MLX's gather_qmm on the same values held in groups of 32 (each
+// group-16 scale and bias repeats its group-32 one).
+TEST(MixtureOfExperts, GroupsOf16FallBackToDequantizedExperts) {
+  const int experts = 6, out = 40, in = 128;
+  const auto w32 =
+      mx::quantize(mx::random::normal({experts, out, in}, mx::float32, mx::random::key(5)), 32, 6);
+  auto twice = [](const mx::array& a) { return mx::repeat(a, 2, -1); };
+  io::WeightMap map{{"p.switch_mlp.gate_proj.weight", w32[0]},
+                    {"p.switch_mlp.gate_proj.scales", twice(w32[1])},
+                    {"p.switch_mlp.gate_proj.biases", twice(w32[2])}};
+  Weights w(std::move(map), "test", 16, mx::float32);
+  const auto layer = SwitchLinear::load(w, "p", "gate_proj", experts);
+  auto check = [&](const mx::array& x, const mx::array& idx, bool sorted) {
+    const auto ours = layer(x, idx, sorted);
+    const auto ref = mx::gather_qmm(x, w32[0], w32[1], w32[2], std::nullopt, idx, true, 32, 6,
+                                    "affine", std::nullopt, sorted);
+    EXPECT_EQ(ours.shape(), ref.shape());
+    EXPECT_LE(relative_error(ours, ref), 1e-5f);
+  };
+  const auto decode_idx = mx::array({3u, 1u}, {1, 1, 2});
+  check(mx::random::normal({1, 1, 1, 1, in}, mx::float32, mx::random::key(6)), decode_idx, false);
+  const auto many = mx::sort(
+      mx::astype(mx::random::randint(0, experts, {24}, mx::int32, mx::random::key(7)), mx::uint32));
+  check(mx::random::normal({24, 1, in}, mx::float32, mx::random::key(8)), many, true);
 }
 
 std::string load_error(const fs::path& dir) {

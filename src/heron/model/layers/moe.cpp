@@ -18,6 +18,9 @@ namespace {
 // it they are sorted by expert first, so each expert's weights are read once (prefill).
 constexpr size_t kSortFrom = 64;
 
+// MLX's gather_qmm takes groups of 32 values and up.
+constexpr int kMlxSmallestGroup = 32;
+
 std::string expert_prefix(const std::string& prefix, int e, const std::string& name) {
   return prefix + ".experts." + std::to_string(e) + "." + name;
 }
@@ -86,8 +89,33 @@ mx::array SwitchLinear::operator()(const mx::array& x, const mx::array& indices,
                                   quant_.bits);
   }
   if (!quant_.bits) return mx::gather_mm(x, *weight_t_, std::nullopt, indices, sorted);
+  if (quant_.group_size < kMlxSmallestGroup) return dequantized_product(x, indices, sorted);
   return mx::gather_qmm(x, weight_, *scales_, biases_, std::nullopt, indices, /*transpose=*/true,
                         quant_.group_size, quant_.bits, quant_.mode, std::nullopt, sorted);
+}
+
+mx::array SwitchLinear::dequantized_product(const mx::array& x, const mx::array& indices,
+                                            bool sorted) const {
+  const auto flat = mx::flatten(indices);
+  auto dense = [&](const std::optional<mx::array>& rows) {
+    auto pick = [&](const mx::array& a) { return rows ? mx::take(a, *rows, 0) : a; };
+    std::optional<mx::array> biases;
+    if (biases_) biases = pick(*biases_);
+    return mx::swapaxes(mx::dequantize(pick(weight_), pick(*scales_), biases, quant_.group_size,
+                                       quant_.bits, quant_.mode),
+                        -1, -2);  // [.., in, out]
+  };
+  if (static_cast<int>(flat.size()) > weight_.shape(0)) {
+    return mx::gather_mm(x, dense(std::nullopt), std::nullopt, indices, sorted);
+  }
+  // Few rows (decode): only the chosen experts, one product per row.
+  auto shape = indices.shape();
+  shape.push_back(1);
+  shape.push_back(x.shape(-1));
+  const int rows = static_cast<int>(flat.size());
+  const auto xs = mx::reshape(mx::broadcast_to(x, shape), {rows, 1, x.shape(-1)});
+  shape.back() = weight_.shape(1);
+  return mx::reshape(mx::matmul(xs, dense(flat)), shape);
 }
 
 std::optional<kernels::QuantizedExperts> SwitchLinear::affine() const {

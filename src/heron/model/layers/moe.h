@@ -32,6 +32,11 @@ class SwitchLinear {
   std::optional<kernels::QuantizedExperts> affine() const;
 
  private:
+  // Groups below MLX's smallest (GGUF's 16-value K-quant sub-blocks) where our CPU kernel
+  // does not run: the experts dequantized first (the chosen ones for as many rows as there
+  // are experts, else all of them), then multiplied as float.
+  mlx::core::array dequantized_product(const mlx::core::array& x, const mlx::core::array& indices,
+                                       bool sorted) const;
   mlx::core::array weight_{0.0f};             // quantized: packed [E, out, in*bits/32]
   std::optional<mlx::core::array> weight_t_;  // float: [E, in, out], made once
   std::optional<mlx::core::array> scales_, biases_;
