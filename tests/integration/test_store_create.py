@@ -685,3 +685,16 @@ def post_json(url, body):
 
 def requests_show(url, model):
     return post_json(url + "/api/show", {"model": model})
+
+
+def test_show_reports_a_mixtures_experts(store_serve):
+    """As Ollama shows them: <architecture>.expert_count and .expert_used_count."""
+    c = store_serve
+    for name, source, family in (("moe", MODELS / "tiny-qwen3-moe", "qwen3_moe"),
+                                 ("moe-gguf", MODELS.parent / "gguf/tiny-qwen3-moe.gguf",
+                                  "qwen3moe")):
+        events = list(c.create(model=name, from_=str(source), stream=True))
+        assert events[-1].status == "success"
+        info = c.show(name).modelinfo
+        assert info[f"{family}.expert_count"] == 8
+        assert info[f"{family}.expert_used_count"] == 2

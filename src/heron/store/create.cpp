@@ -214,7 +214,8 @@ class Creator {
                    {"parameter_size", size_label(params)},
                    {"quantization_level", q ? q->label : level}};
     out.model_info = {{"general.architecture", arch}, {"general.parameter_count", params}};
-    for (const char* k : {"context_length", "embedding_length", "block_count"}) {
+    for (const char* k : {"context_length", "embedding_length", "block_count", "expert_count",
+                          "expert_used_count"}) {
       const std::string key = arch + "." + k;
       if (header.metadata.contains(key)) out.model_info[key] = header.metadata[key];
     }
@@ -346,7 +347,9 @@ class Creator {
     for (const auto& [hf, ollama] : std::vector<std::pair<std::string, std::string>>{
              {"max_position_embeddings", "context_length"},
              {"hidden_size", "embedding_length"},
-             {"num_hidden_layers", "block_count"}}) {
+             {"num_hidden_layers", "block_count"},
+             {"num_experts", "expert_count"},
+             {"num_experts_per_tok", "expert_used_count"}}) {
       if (config.contains(hf)) out.model_info[family + "." + ollama] = config[hf];
     }
     return out;
