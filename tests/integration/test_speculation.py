@@ -67,6 +67,29 @@ def test_draft_models_give_the_plain_text(generate, tiny_llama, draft):
                      r"\(\d\.\d\d tokens per round\)$", human.stderr, re.M), human.stderr
 
 
+def test_a_mixture_of_experts_speculates_to_the_plain_text(generate, heron_bin, tmp_path):
+    """tiny-qwen3-moe quantized by create (on the CPU each verifying forward's expert
+    products then run in one node), drafting for itself and drafted for by tiny-qwen3."""
+    (tmp_path / "Modelfile").write_text(f"FROM {FIXTURES / 'models' / 'tiny-qwen3-moe'}\n")
+    made = subprocess.run([str(heron_bin), "create", "moe", "-f", str(tmp_path / "Modelfile"),
+                           "--quantize", "int8"], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, HERON_MODELS=str(tmp_path / "store")))
+    assert made.returncode == 0, made.stderr
+    moe = tmp_path / "store/manifests/library/moe/latest"
+    common = ["--model", moe, "--prompt", "hello there", "--max-tokens", "24", "--ignore-eos",
+              "--temperature", "0", "--stats-json"]
+    plain = generate(*common, "--speculation", "off")
+    assert plain.returncode == 0, plain.stderr
+    for draft in (moe, FIXTURES / "models" / "tiny-qwen3"):
+        spec = generate(*common, "--draft", draft, "--draft-depth", "3")
+        assert spec.returncode == 0, spec.stderr
+        assert spec.stdout == plain.stdout
+        s = stats_of(spec)["speculation"]
+        assert s["rounds"] > 0
+        if draft == moe:
+            assert s["accepted"] == s["drafted"]
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--speculation", "maybe"], "--speculation must be on or off"),
     (["--draft-depth", "-1"], "--draft-depth must be between 0 and"),
