@@ -157,7 +157,8 @@ class QuantizedStore {
   QuantizedStore& operator=(const QuantizedStore&) = delete;
   // Full-sequence logits of `from` quantized to `quant`.
   mx::array logits(const std::string& from, const std::string& quant) {
-    const std::string name = "m" + std::to_string(made_++);
+    std::string name = "m";  // not "m" + to_string(...): GCC 12 warns of a false overlap
+    name += std::to_string(made_++);
     store::CreateRequest req;
     req.name = name;
     req.modelfile = store::parse_modelfile("FROM " + from + "\n");

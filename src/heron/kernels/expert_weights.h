@@ -2,11 +2,19 @@
 // One projection of every expert, affine-quantized and stacked [experts, N, K] in
 // qmm_cpu's forms, as raw row-major buffers (internal to src/heron/kernels: the kernels for
 // mixtures of experts read their weights through it).
+#include <algorithm>
 #include <cstdint>
 
 #include "heron/kernels/qmm_cpu.h"
+#include "heron/kernels/thread_pool.h"
 
 namespace heron::kernels {
+
+// Output columns per pool task when a product is cut into tiles: about two tasks per
+// thread, at least 32 columns each.
+inline int column_tile(int columns) {
+  return std::max(32, columns / std::max(1, 2 * ThreadPool::shared().size()));
+}
 
 struct ExpertWeights {
   const uint32_t* w = nullptr;    // [E, N, K * bits / 32]

@@ -11,8 +11,8 @@
 #include "heron/kernels/cpu_task.h"
 #include "heron/kernels/expert_weights.h"
 #include "heron/kernels/float_matmul.h"
-#include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/qmm_kernels.h"
+#include "heron/kernels/qmm_operands.h"
 #include "heron/kernels/thread_pool.h"
 
 namespace heron::kernels {
@@ -20,8 +20,6 @@ namespace heron::kernels {
 namespace mx = mlx::core;
 
 namespace {
-
-constexpr int kMinTile = 32;  // output columns per task, at least
 
 class GatherMatmulCpu : public mx::UnaryPrimitive {
  public:
@@ -71,7 +69,7 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
       int r0, r1, n0, n1;
     };
     std::vector<Task> tasks;
-    const int tile = std::max(kMinTile, N / std::max(1, 2 * ThreadPool::shared().size()));
+    const int tile = column_tile(N);
     for (int r0 = 0; r0 < R;) {
       int r1 = r0 + 1;
       while (r1 < R && index[r1] == index[r0]) ++r1;
@@ -124,20 +122,13 @@ bool gather_matmul_supported(const mx::array& x, const mx::array& w, const mx::a
     const int b = batch[batch.size() - 1 - i];
     if (b != 1 && b != indices.shape(static_cast<int>(indices.ndim() - 1 - i))) return false;
   }
-  const int64_t K = x.shape(-1);
+  const int K = x.shape(-1);
   if (!scales) {
     return avx2_supported() && w.dtype() == mx::float32 && w.shape(2) == K && K % 8 == 0 && K > 0;
   }
-  if (!biases || scales->dtype() != mx::float32 || biases->dtype() != mx::float32 ||
-      w.dtype() != mx::uint32 || scales->ndim() != 3 || scales->shape(0) != w.shape(0)) {
-    return false;
-  }
   // One expert's operands have the shapes the dense kernel takes.
-  if (bits != 4 && bits != 5 && bits != 8) return false;
-  if (group_size != 16 && group_size != 32 && group_size != 64 && group_size != 128) return false;
-  return K > 0 && int64_t{w.shape(2)} * 32 == K * bits && K % group_size == 0 &&
-         biases->shape() == scales->shape() && scales->shape(1) == w.shape(1) &&
-         scales->shape(2) == K / group_size;
+  return biases != nullptr &&
+         affine_expert_shapes(w, *scales, *biases, w.shape(1), K, group_size, bits);
 }
 
 mx::array gather_matmul(const mx::array& x, const mx::array& w, const mx::array* scales,

@@ -10,6 +10,7 @@
 
 #include "heron/kernels/cpu_task.h"
 #include "heron/kernels/expert_weights.h"
+#include "heron/kernels/qmm_operands.h"
 #include "heron/kernels/thread_pool.h"
 
 namespace heron::kernels {
@@ -17,12 +18,6 @@ namespace heron::kernels {
 namespace mx = mlx::core;
 
 namespace {
-
-constexpr int kMinTile = 32;  // output columns per task, at least
-
-int tile_for(int columns) {
-  return std::max(kMinTile, columns / std::max(1, 2 * ThreadPool::shared().size()));
-}
 
 class MoeExpertsCpu : public mx::UnaryPrimitive {
  public:
@@ -76,7 +71,7 @@ class MoeExpertsCpu : public mx::UnaryPrimitive {
                              p.d_bits};
     auto& pool = ThreadPool::shared();
     // Pass 1: act[pair, i] = silu(gate) * up for each (token, expert) pair, by tiles of i.
-    const int pairs = T * k, t1 = tile_for(I), tiles1 = (I + t1 - 1) / t1;
+    const int pairs = T * k, t1 = column_tile(I), tiles1 = (I + t1 - 1) / t1;
     std::vector<float> act(static_cast<size_t>(pairs) * I);
     pool.parallel_for(pairs * tiles1, [&](int task) {
       const int pair = task / tiles1, i0 = (task % tiles1) * t1, i1 = std::min(I, i0 + t1);
@@ -93,7 +88,7 @@ class MoeExpertsCpu : public mx::UnaryPrimitive {
       for (int i = 0; i < i1 - i0; ++i) a[i] = a[i] / (1.0f + std::exp(-a[i])) * up[i];
     });
     // Pass 2: out[t, cols] = sum over t's experts of weight * down(act), by tiles of H.
-    const int t2 = tile_for(H), tiles2 = (H + t2 - 1) / t2;
+    const int t2 = column_tile(H), tiles2 = (H + t2 - 1) / t2;
     float* o = out.data<float>();
     pool.parallel_for(T * tiles2, [&](int task) {
       const int t = task / tiles2, n0 = (task % tiles2) * t2, n1 = std::min(H, n0 + t2);
@@ -112,19 +107,6 @@ class MoeExpertsCpu : public mx::UnaryPrimitive {
   Params params_;
 };
 
-bool quantized_experts(const QuantizedExperts& q, int rows, int K) {
-  if (q.bits != 4 && q.bits != 5 && q.bits != 8) return false;
-  if (q.group_size != 16 && q.group_size != 32 && q.group_size != 64 && q.group_size != 128) {
-    return false;
-  }
-  return q.w.dtype() == mx::uint32 && q.scales.dtype() == mx::float32 &&
-         q.biases.dtype() == mx::float32 && q.w.ndim() == 3 && q.scales.ndim() == 3 &&
-         q.scales.shape() == q.biases.shape() && q.w.shape(1) == rows &&
-         int64_t{q.w.shape(2)} * 32 == int64_t{K} * q.bits && K % q.group_size == 0 &&
-         q.scales.shape(0) == q.w.shape(0) && q.scales.shape(1) == rows &&
-         q.scales.shape(2) == K / q.group_size;
-}
-
 }  // namespace
 
 bool moe_experts_supported(const mx::array& x, const mx::array& experts, const mx::array& weights,
@@ -137,8 +119,10 @@ bool moe_experts_supported(const mx::array& x, const mx::array& experts, const m
     return false;
   }
   const int H = x.shape(1), I = gate_up.w.shape(1) / 2;
-  return I > 0 && gate_up.w.shape(1) == 2 * I && quantized_experts(gate_up, 2 * I, H) &&
-         quantized_experts(down, H, I);
+  return I > 0 && gate_up.w.shape(1) == 2 * I &&
+         affine_expert_shapes(gate_up.w, gate_up.scales, gate_up.biases, 2 * I, H,
+                              gate_up.group_size, gate_up.bits) &&
+         affine_expert_shapes(down.w, down.scales, down.biases, H, I, down.group_size, down.bits);
 }
 
 mx::array moe_experts(const mx::array& x, const mx::array& experts, const mx::array& weights,

@@ -56,8 +56,7 @@ void Linear::make_transposed_view() {
 
 bool Linear::fusable_with(const Linear& o) const {
   return in_features_ == o.in_features_ && weight_.dtype() == o.weight_.dtype() &&
-         quant_.bits == o.quant_.bits && quant_.group_size == o.quant_.group_size &&
-         quant_.mode == o.quant_.mode && biases_.has_value() == o.biases_.has_value() &&
+         quant_ == o.quant_ && biases_.has_value() == o.biases_.has_value() &&
          (!scales_ || scales_->dtype() == o.scales_->dtype()) &&
          bias_.has_value() == o.bias_.has_value();
 }

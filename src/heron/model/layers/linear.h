@@ -15,6 +15,7 @@ struct QuantParams {
   int group_size = 0;  // 0: not quantized
   int bits = 0;
   std::string mode = "affine";  // affine (CPU kernels' fast path), mxfp4, mxfp8, nvfp4
+  bool operator==(const QuantParams&) const = default;
 };
 
 // The quantization of the layer stored as PREFIX.weight (uint32, packed along its last

@@ -46,8 +46,7 @@ SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std
       weights.push_back(w.take(p + ".weight"));
       auto s = w.take_optional(p + ".scales");
       const auto q = s ? quant_params(w, p, weights.back(), *s) : QuantParams{};
-      if (e > 0 && !(q.bits == l.quant_.bits && q.group_size == l.quant_.group_size &&
-                     q.mode == l.quant_.mode)) {
+      if (e > 0 && !(q == l.quant_)) {
         throw Error(w.source() + ": the experts of '" + prefix + "' are not all quantized alike");
       }
       l.quant_ = q;
@@ -124,8 +123,7 @@ std::optional<kernels::QuantizedExperts> SwitchLinear::affine() const {
 }
 
 std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const SwitchLinear& b) {
-  const bool alike = a.quant_.bits == b.quant_.bits && a.quant_.group_size == b.quant_.group_size &&
-                     a.quant_.mode == b.quant_.mode && a.weight_.dtype() == b.weight_.dtype() &&
+  const bool alike = a.quant_ == b.quant_ && a.weight_.dtype() == b.weight_.dtype() &&
                      a.weight_.shape(2) == b.weight_.shape(2) &&
                      a.scales_.has_value() == b.scales_.has_value() &&
                      a.biases_.has_value() == b.biases_.has_value() &&
