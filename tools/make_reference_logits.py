@@ -38,7 +38,7 @@ SEEDS = {"tiny-llama": 11, "tiny-llama3": 12, "tiny-qwen3": 13, "tiny-llama-shar
 def save_safetensors_sorted(tensors: dict, path: str, metadata: dict):
     """A safetensors file with a deterministic header (safetensors' own writer orders
     the metadata keys differently from run to run, so the bytes would change)."""
-    dtypes = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32"}
+    dtypes = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32", np.dtype(np.uint8): "U8"}
     header = {"__metadata__": dict(sorted(metadata.items()))}
     blobs, off = [], 0
     for name in sorted(tensors):

@@ -47,41 +47,57 @@ CONFIG.update(architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe", num
               decoder_sparse_step=1, mlp_only_layers=[1])
 
 
-def weights(rng: np.random.Generator, c: dict = CONFIG) -> dict:
-    """Random weights of a Qwen3-MoE config in Hugging Face layout (experts one by one)."""
+def normal(rng: np.random.Generator, shape, std=0.02):
+    return (rng.standard_normal(shape) * std).astype(np.float32)
+
+
+def norm(rng: np.random.Generator, n):
+    return (1.0 + 0.2 * rng.standard_normal(n)).astype(np.float32)
+
+
+def random_decoder(rng: np.random.Generator, c: dict, rest_of_layer, biases=False) -> dict:
+    """The embeddings, final norm and each layer's two norms and attention projections of
+    decoder config `c` (q/k N(0, 0.1), v/o N(0, 0.02); with `biases`, each followed by
+    its bias, N(0, 0.02)); rest_of_layer(prefix, i, w) then draws the rest of layer i."""
     H, D = c["hidden_size"], c["head_dim"]
     nh, nkv = c["num_attention_heads"], c["num_key_value_heads"]
-
-    def normal(shape, std=0.02):
-        return (rng.standard_normal(shape) * std).astype(np.float32)
-
-    def norm(n):
-        return (1.0 + 0.2 * rng.standard_normal(n)).astype(np.float32)
-
-    def mlp(prefix, inner, std=0.02):
-        w[prefix + "gate_proj.weight"] = normal((inner, H), std)
-        w[prefix + "up_proj.weight"] = normal((inner, H), std)
-        w[prefix + "down_proj.weight"] = normal((H, inner), std)
-
     # (shape, std) of each attention projection, drawn in this order.
     projections = {"q_proj": ((nh * D, H), 0.1), "k_proj": ((nkv * D, H), 0.1),
                    "v_proj": ((nkv * D, H), 0.02), "o_proj": ((H, nh * D), 0.02)}
-    w = {"model.embed_tokens.weight": normal((c["vocab_size"], H)), "model.norm.weight": norm(H)}
+    w = {"model.embed_tokens.weight": normal(rng, (c["vocab_size"], H)),
+         "model.norm.weight": norm(rng, H)}
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
-        w[p + "input_layernorm.weight"] = norm(H)
-        w[p + "post_attention_layernorm.weight"] = norm(H)
+        w[p + "input_layernorm.weight"] = norm(rng, H)
+        w[p + "post_attention_layernorm.weight"] = norm(rng, H)
         for name, (shape, std) in projections.items():
-            w[f"{p}self_attn.{name}.weight"] = normal(shape, std)
-        w[p + "self_attn.q_norm.weight"] = norm(D)
-        w[p + "self_attn.k_norm.weight"] = norm(D)
-        if i in c["mlp_only_layers"]:
-            mlp(p + "mlp.", c["intermediate_size"])
-            continue
-        w[p + "mlp.gate.weight"] = normal((c["num_experts"], H), 0.5)
-        for e in range(c["num_experts"]):
-            mlp(f"{p}mlp.experts.{e}.", c["moe_intermediate_size"], EXPERT_STD)
+            w[f"{p}self_attn.{name}.weight"] = normal(rng, shape, std)
+            if biases:
+                w[f"{p}self_attn.{name}.bias"] = normal(rng, shape[0])
+        rest_of_layer(p, i, w)
     return w
+
+
+def weights(rng: np.random.Generator, c: dict = CONFIG) -> dict:
+    """Random weights of a Qwen3-MoE config in Hugging Face layout (experts one by one)."""
+    H, D = c["hidden_size"], c["head_dim"]
+
+    def mlp(w, prefix, inner, std=0.02):
+        w[prefix + "gate_proj.weight"] = normal(rng, (inner, H), std)
+        w[prefix + "up_proj.weight"] = normal(rng, (inner, H), std)
+        w[prefix + "down_proj.weight"] = normal(rng, (H, inner), std)
+
+    def rest_of_layer(p, i, w):
+        w[p + "self_attn.q_norm.weight"] = norm(rng, D)
+        w[p + "self_attn.k_norm.weight"] = norm(rng, D)
+        if i in c["mlp_only_layers"]:
+            mlp(w, p + "mlp.", c["intermediate_size"])
+            return
+        w[p + "mlp.gate.weight"] = normal(rng, (c["num_experts"], H), 0.5)
+        for e in range(c["num_experts"]):
+            mlp(w, f"{p}mlp.experts.{e}.", c["moe_intermediate_size"], EXPERT_STD)
+
+    return random_decoder(rng, c, rest_of_layer)
 
 
 GGUF_PARTS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",

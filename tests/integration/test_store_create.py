@@ -173,9 +173,12 @@ def store_serve(heron_bin, store, tmp_path):
 @pytest.mark.parametrize("model,quant", [("tiny-llama", "int4"), ("tiny-llama", "int8"),
                                          ("tiny-llama", "mxfp4"), ("tiny-qwen3", "int4"),
                                          ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8"),
-                                         ("tiny-qwen3-moe", "int4")])
+                                         ("tiny-qwen3-moe", "int4"), ("tiny-gpt-oss", "int4"),
+                                         ("tiny-gpt-oss-mxfp4", None)])
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
-    r = create("served", f"FROM {MODELS / model}\n", "--quantize", quant)
+    """Quantized by create, or (quant None) stored as it comes: gpt-oss's MXFP4 experts
+    are rewritten into mlx-lm's layout, which mlx-lm then reads."""
+    r = create("served", f"FROM {MODELS / model}\n", *(["--quantize", quant] if quant else []))
     assert r.returncode == 0, r.stderr
     ref_dir = as_hf_dir(store, "served", tmp_path / "hf")
     assert_answers_like_mlx_lm(store_serve, "served", ref_dir, "the quick brown fox", 12)
@@ -596,8 +599,8 @@ def test_architectures_heron_cannot_run_are_refused_before_any_write(create, sto
         "num_layers": 2, "num_heads": 2, "d_ff": 128, "vocab_size": 512}))
     r = create("b", modelfile.format(t5=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
-    assert (f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, llama, "
-            "mistral, qwen3, qwen3_moe, qwen3moe)") in r.stderr
+    assert (f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, gpt_oss, "
+            "llama, mistral, qwen3, qwen3_moe, qwen3moe)") in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())
@@ -693,7 +696,8 @@ def test_show_reports_a_mixtures_experts(store_serve):
     c = store_serve
     for name, source, family in (("moe", MODELS / "tiny-qwen3-moe", "qwen3_moe"),
                                  ("moe-gguf", MODELS.parent / "gguf/tiny-qwen3-moe.gguf",
-                                  "qwen3moe")):
+                                  "qwen3moe"),
+                                 ("oss", MODELS / "tiny-gpt-oss-mxfp4", "gpt_oss")):
         events = list(c.create(model=name, from_=str(source), stream=True))
         assert events[-1].status == "success"
         info = c.show(name).modelinfo

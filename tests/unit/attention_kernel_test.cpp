@@ -151,6 +151,43 @@ TEST_P(AttentionKernel, ComposesWithOtherOps) {
   EXPECT_TRUE(mx::allclose(ours, ref, 1e-5, 1e-5).item<bool>());
 }
 
+// Attention sinks (gpt-oss): one more logit per head in each row's softmax, with no value.
+// Sinks of log(T) + N(0, 4^2) against T scores of N(0, 1) take most of some rows' weight
+// and little of others'. Causal prefill, decode with the keys split across threads (the sink
+// counted once), and a mask.
+TEST_P(AttentionKernel, SinksMatchMlx) {
+  auto check = [](const Case& c, uint64_t seed, bool masked) {
+    SCOPED_TRACE(describe(c) + (masked ? " masked" : ""));
+    const int Hq = c.Hkv * c.G;
+    auto q = random({c.B, Hq, c.L, c.D}, seed);
+    auto k = random({c.B, c.Hkv, c.T, c.D}, seed + 1);
+    auto v = random({c.B, c.Hkv, c.T, c.D}, seed + 2);
+    // A head's sink weighs like log(T) keys' worth of its N(0, 1) scores, give or take.
+    auto sinks = mx::add(mx::multiply(random({Hq}, seed + 3), mx::array(4.0f)),
+                         mx::array(std::log(static_cast<float>(c.T))));
+    const float scale = 0.125f;
+    auto mask = mx::less(random({c.L, c.T}, seed + 4), mx::array(0.5f));
+    // Every row sees its last key, as the kernel requires.
+    mask = mx::logical_or(mask, mx::equal(mx::arange(c.T), mx::array(c.T - 1)));
+    auto ref = masked ? mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask, sinks)
+                      : mx::fast::scaled_dot_product_attention(q, k, v, scale,
+                                                               c.causal ? "causal" : "", {}, sinks);
+    auto ours =
+        masked ? heron::kernels::masked_scaled_dot_product_attention(q, k, v, scale, mask, sinks)
+               : heron::kernels::scaled_dot_product_attention(q, k, v, scale, c.causal, sinks);
+    EXPECT_STREQ(ours.primitive().name(), "HeronScaledDotProductAttention");
+    auto plain = heron::kernels::scaled_dot_product_attention(q, k, v, scale, c.causal);
+    const float norm = mx::max(mx::abs(ref)).item<float>();
+    EXPECT_LE(mx::max(mx::abs(mx::subtract(ours, ref))).item<float>() / norm, kTol);
+    // The sinks change the result: a kernel that ignored them would fail above.
+    EXPECT_GT(mx::max(mx::abs(mx::subtract(plain, ref))).item<float>() / norm, 0.05f);
+  };
+  check(Case{1, 2, 2, 9, 9, 64, true}, 700, false);
+  check(Case{2, 2, 4, 1, 1000, 64, true}, 710, false);
+  check(Case{1, 1, 3, 5, 300, 64, true}, 720, false);
+  check(Case{1, 2, 2, 4, 40, 64, false}, 730, true);
+}
+
 INSTANTIATE_TEST_SUITE_P(AttentionCpu, AttentionKernel, kCpuIsas, isa_name);
 
 // Shapes and dtypes the kernel does not take go to MLX, with MLX's results.

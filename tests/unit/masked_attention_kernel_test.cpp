@@ -152,8 +152,8 @@ TEST(MaskedAttentionFallback, LeavesOtherMaskShapesToMlx) {
   auto q = random({1, 2, 3, 32}, 1);
   auto k = random({1, 2, 9, 32}, 2);
   auto mask = mx::reshape(random_mask(3, 9, 0.5f, 3), {1, 1, 3, 9});
-  auto ours =
-      heron::kernels::masked_scaled_dot_product_attention(q, k, k, 0.2f, mask, mx::Device::cpu);
+  auto ours = heron::kernels::masked_scaled_dot_product_attention(q, k, k, 0.2f, mask, std::nullopt,
+                                                                  mx::Device::cpu);
   auto ref = mx::fast::scaled_dot_product_attention(q, k, k, 0.2f, "", mask);
   EXPECT_STRNE(ours.primitive().name(), "HeronScaledDotProductAttention");
   EXPECT_TRUE(mx::allclose(ours, ref, 1e-6, 1e-6).item<bool>());

@@ -23,6 +23,7 @@
 #include "heron/model/layers/moe.h"
 #include "heron/model/loader.h"
 #include "heron/store/create.h"
+#include "temp_model_dir.h"
 
 namespace heron::model {
 namespace {
@@ -63,31 +64,9 @@ mx::array rows(const mx::array& a, int from, int to) {
   return mx::slice(a, {from, 0}, {to, a.shape(1)});
 }
 
-class TempModelDir {
- public:
-  explicit TempModelDir(const std::string& name)
-      : path_(fs::temp_directory_path() / (name + "-" + std::to_string(getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-    for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"}) {
-      fs::copy(kMoe + "/" + f, path_ / f);
-    }
-  }
-  ~TempModelDir() { fs::remove_all(path_); }
-  TempModelDir(const TempModelDir&) = delete;
-  TempModelDir& operator=(const TempModelDir&) = delete;
-  const fs::path& path() const { return path_; }
-  void write_weights(const std::unordered_map<std::string, mx::array>& w) const {
-    mx::save_safetensors((path_ / "model.safetensors").string(), w, {{"format", "mlx"}});
-  }
-  void edit_config(const std::function<void(nlohmann::json&)>& edit) const {
-    auto config = nlohmann::json::parse(std::ifstream(path_ / "config.json"));
-    edit(config);
-    std::ofstream(path_ / "config.json") << config.dump(2);
-  }
-
- private:
-  fs::path path_;
+// The fixture's config and tokenizer in a temporary directory.
+struct TempModelDir : test::TempModelDir {
+  explicit TempModelDir(const std::string& name) : test::TempModelDir(name, kMoe) {}
 };
 
 // The fixture's weights with each layer's experts stacked into mlp.switch_mlp.
@@ -318,46 +297,34 @@ TEST(MixtureOfExperts, GroupsOf16FallBackToDequantizedExperts) {
   check(mx::random::normal({24, 1, in}, mx::float32, mx::random::key(8)), many, true);
 }
 
-std::string load_error(const fs::path& dir) {
-  try {
-    load_model(dir, kLoad);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(loaded)";
-}
-
 TEST(MixtureOfExperts, BrokenFilesAndConfigsAreClearErrors) {
   TempModelDir dir("heron-moe-broken");
   auto weights = mx::load_safetensors(kMoe + "/model.safetensors").first;
   auto without = weights;
   without.erase("model.layers.2.mlp.experts.5.up_proj.weight");
   dir.write_weights(without);
-  EXPECT_NE(load_error(dir.path()).find("model.layers.2.mlp.experts.5.up_proj.weight"),
-            std::string::npos)
-      << load_error(dir.path());
+  EXPECT_NE(dir.load_error().find("model.layers.2.mlp.experts.5.up_proj.weight"), std::string::npos)
+      << dir.load_error();
 
   dir.write_weights(weights);
   dir.edit_config([](nlohmann::json& c) { c["num_experts"] = 6; });
-  EXPECT_NE(load_error(dir.path()).find("routes to 8 experts, the config says 6"),
-            std::string::npos)
-      << load_error(dir.path());
+  EXPECT_NE(dir.load_error().find("routes to 8 experts, the config says 6"), std::string::npos)
+      << dir.load_error();
 
   dir.edit_config([](nlohmann::json& c) {
     c["num_experts"] = 8;
     c["num_experts_per_tok"] = 9;
   });
-  EXPECT_NE(load_error(dir.path()).find("'num_experts_per_tok' = 9 is out of range"),
-            std::string::npos)
-      << load_error(dir.path());
+  EXPECT_NE(dir.load_error().find("'num_experts_per_tok' = 9 is out of range"), std::string::npos)
+      << dir.load_error();
 
   dir.edit_config([](nlohmann::json& c) {
     c["num_experts_per_tok"] = 2;
     c["mlp_only_layers"] = {7};
   });
-  EXPECT_NE(load_error(dir.path()).find("'mlp_only_layers' holds 7, not a layer index"),
+  EXPECT_NE(dir.load_error().find("'mlp_only_layers' holds 7, not a layer index"),
             std::string::npos)
-      << load_error(dir.path());
+      << dir.load_error();
 }
 
 }  // namespace

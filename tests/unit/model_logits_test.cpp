@@ -77,14 +77,24 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
 
 INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                          ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
-                                           "tiny-llama-sharded", "tiny-gemma3", "tiny-qwen3-moe"));
+                                           "tiny-llama-sharded", "tiny-gemma3", "tiny-qwen3-moe",
+                                           "tiny-gpt-oss", "tiny-gpt-oss-mxfp4"));
 
-// Gemma 3's sliding-window layers in rings of window + 3 (the tiny model's window is 8
-// of its 64 positions), so they wrap many times: prefill longer than the ring, chunks
-// that wrap it, single steps, a rollback and a restore from saved segments all give
-// mlx-lm's logits.
-TEST(SlidingWindowRing, GivesMlxLmsLogitsWhileTheRingWraps) {
-  const auto dir = kModels + "tiny-gemma3";
+// Sliding-window layers in rings of window + 3 (tiny-gemma3's window is 8 of its 64
+// positions, tiny-gpt-oss's 4), so they wrap many times: prefill longer than the ring,
+// chunks that wrap it, single steps, a rollback and a restore from saved segments all
+// give mlx-lm's logits. Layer 0 slides in both; layer 2 of Gemma 3 and 1 of gpt-oss
+// attend to everything.
+struct WindowedModel {
+  std::string name;
+  int global_layer;
+};
+
+class SlidingWindowRing : public ::testing::TestWithParam<WindowedModel> {};
+
+TEST_P(SlidingWindowRing, GivesMlxLmsLogitsWhileTheRingWraps) {
+  const auto dir = kModels + GetParam().name;
+  const int global = GetParam().global_layer;
   auto ref = mx::load_safetensors(dir + "/reference_logits.safetensors").first;
   auto tokens = to_vector(ref.at("tokens"));
   const auto& expected = ref.at("logits");
@@ -113,10 +123,19 @@ TEST(SlidingWindowRing, GivesMlxLmsLogitsWhileTheRingWraps) {
   for (size_t i = 0; i < restored.size(); ++i) restored[i]->load(*saved[i]);
   for (int at = 48; at < 64; ++at) ASSERT_LE(forward(restored, at, at + 1), kRelTol) << at;
   ASSERT_EQ(config.window_of_layer(0), config.sliding_window);
-  ASSERT_EQ(config.window_of_layer(2), 0);
-  EXPECT_LT(restored[0]->nbytes(), restored[2]->nbytes());  // the ring against a full cache
+  ASSERT_EQ(config.window_of_layer(global), 0);
+  EXPECT_LT(restored[0]->nbytes(), restored[global]->nbytes());  // the ring, a full cache
   EXPECT_EQ(restored[0]->offset(), 64);
 }
+
+INSTANTIATE_TEST_SUITE_P(TinyModels, SlidingWindowRing,
+                         ::testing::Values(WindowedModel{"tiny-gemma3", 2},
+                                           WindowedModel{"tiny-gpt-oss", 1}),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.name.substr(5);  // no "tiny-"
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 TEST(ModelLoading, UnknownArchitectureIsAClearError) {
   auto dir = std::filesystem::temp_directory_path() / "heron-unknown-arch";

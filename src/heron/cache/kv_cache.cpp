@@ -145,11 +145,4 @@ SegmentPtr KVSegment::merge(const Segment& next) const {
                                      mx::concatenate({values_, kv->values_}, 2));
 }
 
-Caches make_kv_caches(int num_layers) {
-  Caches caches;
-  caches.reserve(static_cast<size_t>(num_layers));
-  for (int i = 0; i < num_layers; ++i) caches.push_back(std::make_unique<KVCache>());
-  return caches;
-}
-
 }  // namespace heron::cache

@@ -60,6 +60,4 @@ SegmentPtr kv_segment_from(int begin, int end, std::vector<mlx::core::array> ten
 // Positions [from, to) of a [B, H, T, D] array in a buffer of their own size.
 mlx::core::array owned_positions(const mlx::core::array& a, int from, int to);
 
-Caches make_kv_caches(int num_layers);
-
 }  // namespace heron::cache

@@ -29,33 +29,50 @@ bool fast_path(const mx::array& q, const mx::array& k, const mx::array& v, bool 
          k.shape(3) == D && (!causal || q.shape(2) <= k.shape(2));
 }
 
-std::shared_ptr<mx::Primitive> primitive(const mx::Stream& s, float scale, bool causal) {
-  return std::make_shared<ScaledDotProductAttentionCpu>(s, scale, causal);
+// One float32 sink per query head, or none.
+bool sinks_fit(const std::optional<mx::array>& sinks, const mx::array& q) {
+  return !sinks || (sinks->dtype() == mx::float32 && sinks->ndim() == 1 && q.ndim() == 4 &&
+                    sinks->shape(0) == q.shape(1));
+}
+
+// The primitive's inputs: q, k, v, the mask or lengths if any, the sinks if any.
+mx::array run_primitive(const mx::Stream& s, float scale, bool causal, bool key_lengths,
+                        std::vector<mx::array> inputs, const std::optional<mx::array>& sinks) {
+  if (sinks) inputs.push_back(*sinks);
+  const auto shape = inputs[0].shape();
+  return mx::array(shape, mx::float32,
+                   std::make_shared<ScaledDotProductAttentionCpu>(s, scale, causal, key_lengths,
+                                                                  sinks.has_value()),
+                   std::move(inputs));
 }
 
 }  // namespace
 
 mx::array scaled_dot_product_attention(const mx::array& q, const mx::array& k, const mx::array& v,
-                                       float scale, bool causal, mx::StreamOrDevice s) {
+                                       float scale, bool causal,
+                                       const std::optional<mx::array>& sinks,
+                                       mx::StreamOrDevice s) {
   const auto stream = mx::to_stream(s);
-  if (!fast_path(q, k, v, causal, stream)) {
-    return mx::fast::scaled_dot_product_attention(q, k, v, scale, causal ? "causal" : "", {}, {},
+  if (!fast_path(q, k, v, causal, stream) || !sinks_fit(sinks, q)) {
+    return mx::fast::scaled_dot_product_attention(q, k, v, scale, causal ? "causal" : "", {}, sinks,
                                                   false, s);
   }
-  return mx::array(q.shape(), mx::float32, primitive(stream, scale, causal), {q, k, v});
+  return run_primitive(stream, scale, causal, false, {q, k, v}, sinks);
 }
 
 mx::array masked_scaled_dot_product_attention(const mx::array& q, const mx::array& k,
                                               const mx::array& v, float scale,
-                                              const mx::array& mask, mx::StreamOrDevice s) {
+                                              const mx::array& mask,
+                                              const std::optional<mx::array>& sinks,
+                                              mx::StreamOrDevice s) {
   const auto stream = mx::to_stream(s);
   const bool mask_fits = mask.dtype() == mx::bool_ && mask.ndim() == 2 && q.ndim() == 4 &&
                          k.ndim() == 4 && mask.shape(0) == q.shape(2) &&
                          mask.shape(1) == k.shape(2);
-  if (!mask_fits || !fast_path(q, k, v, false, stream)) {
-    return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask, {}, false, s);
+  if (!mask_fits || !fast_path(q, k, v, false, stream) || !sinks_fit(sinks, q)) {
+    return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", mask, sinks, false, s);
   }
-  return mx::array(q.shape(), mx::float32, primitive(stream, scale, false), {q, k, v, mask});
+  return run_primitive(stream, scale, false, false, {q, k, v, mask}, sinks);
 }
 
 mx::array padded_scaled_dot_product_attention(const mx::array& q, const mx::array& k,
@@ -69,9 +86,7 @@ mx::array padded_scaled_dot_product_attention(const mx::array& q, const mx::arra
     const auto real = mx::less(positions, mx::reshape(key_lengths, {-1, 1, 1, 1}, s), s);
     return mx::fast::scaled_dot_product_attention(q, k, v, scale, "", real, {}, false, s);
   }
-  return mx::array(q.shape(), mx::float32,
-                   std::make_shared<ScaledDotProductAttentionCpu>(stream, scale, false, true),
-                   {q, k, v, key_lengths});
+  return run_primitive(stream, scale, false, true, {q, k, v, key_lengths}, std::nullopt);
 }
 
 }  // namespace heron::kernels

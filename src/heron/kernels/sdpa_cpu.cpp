@@ -127,6 +127,11 @@ void sdpa_cpu(const SdpaArgs& a) {
                : a.key_lengths ? std::min(a.T, static_cast<int>(a.key_lengths[t.b]))
                                : a.T;
       if (a.mask != nullptr) mask[r] = a.mask + int64_t{pos} * a.T;
+      // The sink is one more softmax term, counted once: in the first key split.
+      if (a.sinks != nullptr && split == 0) {
+        m[r] = a.sinks[h];
+        l[r] = 1.0f;
+      }
     }
     AttendArgs args{};
     args.q = q.data();

@@ -28,6 +28,9 @@ struct SdpaArgs {
   // [B], or none: batch row b's keys are right-padded, and only j < key_lengths[b] are real
   // (a batch of texts of different lengths; not with causal).
   const int32_t* key_lengths = nullptr;
+  // [Hq], or none: head h's attention sink, a logit (not scaled) that joins each of its
+  // rows' softmax and adds no value, so a row may attend to nothing (gpt-oss).
+  const float* sinks = nullptr;
 };
 
 // Runs on the calling thread plus the shared thread pool.

@@ -52,12 +52,13 @@ const bool* dense_mask(const mx::array& m, std::vector<char>& scratch) {
 }
 
 void run(const std::vector<mx::array>& in, mx::array& out, float scale, bool causal,
-         bool key_lengths) {
+         bool key_lengths, bool sinks) {
   if (out.size() == 0) return;
   const auto &q = in[0], &k = in[1], &v = in[2];
   std::vector<float> qs, ks, vs;
   std::vector<char> ms;
   std::vector<int32_t> ls;
+  std::vector<float> ss;
   SdpaArgs a{};
   a.q = view(q, qs, a.q_strides);
   a.k = view(k, ks, a.k_strides);
@@ -71,20 +72,23 @@ void run(const std::vector<mx::array>& in, mx::array& out, float scale, bool cau
   a.T = k.shape(2);
   a.scale = scale;
   a.causal = causal;
-  if (in.size() > 3 && key_lengths) {
+  const bool has_fourth = in.size() > (sinks ? 4u : 3u);
+  if (has_fourth && key_lengths) {
     a.key_lengths = row_major(in[3], ls);
-  } else if (in.size() > 3) {
+  } else if (has_fourth) {
     a.mask = dense_mask(in[3], ms);
   }
+  if (sinks) a.sinks = row_major(in.back(), ss);
   sdpa_cpu(a);
 }
 
 }  // namespace
 
 void ScaledDotProductAttentionCpu::eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) {
-  run_on_cpu_stream(stream(), inputs, out,
-                    [scale = scale_, causal = causal_, lengths = key_lengths_](
-                        auto& in, mx::array& result) { run(in, result, scale, causal, lengths); });
+  run_on_cpu_stream(
+      stream(), inputs, out,
+      [scale = scale_, causal = causal_, lengths = key_lengths_, sinks = sinks_](
+          auto& in, mx::array& result) { run(in, result, scale, causal, lengths, sinks); });
 }
 
 void ScaledDotProductAttentionCpu::eval_gpu(const std::vector<mx::array>&, mx::array&) {
@@ -94,7 +98,8 @@ void ScaledDotProductAttentionCpu::eval_gpu(const std::vector<mx::array>&, mx::a
 bool ScaledDotProductAttentionCpu::is_equivalent(const mx::Primitive& other) const {
   if (typeid(other) != typeid(*this)) return false;
   const auto& o = static_cast<const ScaledDotProductAttentionCpu&>(other);
-  return scale_ == o.scale_ && causal_ == o.causal_ && key_lengths_ == o.key_lengths_;
+  return scale_ == o.scale_ && causal_ == o.causal_ && key_lengths_ == o.key_lengths_ &&
+         sinks_ == o.sinks_;
 }
 
 std::vector<mx::Shape> ScaledDotProductAttentionCpu::output_shapes(

@@ -9,12 +9,17 @@ namespace heron::kernels {
 class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
  public:
   // key_lengths: the fourth input is int32 [B], each batch row's real keys (not a mask).
+  // sinks: the last input is float32 [Hq], each head's attention sink.
   ScaledDotProductAttentionCpu(mlx::core::Stream stream, float scale, bool causal,
-                               bool key_lengths = false)
-      : UnaryPrimitive(stream), scale_(scale), causal_(causal), key_lengths_(key_lengths) {}
+                               bool key_lengths = false, bool sinks = false)
+      : UnaryPrimitive(stream),
+        scale_(scale),
+        causal_(causal),
+        key_lengths_(key_lengths),
+        sinks_(sinks) {}
 
   // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32; optionally a bool mask
-  // [L, T] (query i sees key j where true) or the key lengths.
+  // [L, T] (query i sees key j where true) or the key lengths; then optionally the sinks.
   void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
   void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
 
@@ -26,6 +31,7 @@ class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
   float scale_;
   bool causal_;
   bool key_lengths_;
+  bool sinks_;
 };
 
 }  // namespace heron::kernels

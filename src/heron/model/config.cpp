@@ -51,6 +51,12 @@ float positive_float(const json& j, const std::string& key, float fallback,
   return static_cast<float>(x);
 }
 
+float non_negative_float(const json& j, const std::string& key, float fallback,
+                         const std::string& source) {
+  if (j.contains(key) && j.at(key).is_number() && j.at(key).get<double>() == 0) return 0.0f;
+  return positive_float(j, key, fallback, source);
+}
+
 void add_eos(const json& v, std::vector<int32_t>& out) {
   auto add = [&](const json& id) {
     if (!id.is_number_integer()) return;
@@ -90,15 +96,23 @@ RopeScaling rope_scaling_from_hf(const json& config, const std::string& source) 
   if (!r.is_object()) fail(source, "'rope_scaling' must be an object");
   std::string type = r.value("rope_type", r.value("type", std::string()));
   if (type == "default") return s;
-  if (type != "linear" && type != "llama3") {
+  if (type != "linear" && type != "llama3" && type != "yarn") {
     fail(source, "unsupported rope_scaling type '" + type + "'");
   }
   s.type = type;
   s.factor = positive_float(r, "factor", 1.0f, source);
   s.low_freq_factor = positive_float(r, "low_freq_factor", 1.0f, source);
   s.high_freq_factor = positive_float(r, "high_freq_factor", 4.0f, source);
+  if (type == "yarn") s.original_max_position = 4096;  // mlx-lm's YaRN default
   if (r.contains("original_max_position_embeddings")) {
     s.original_max_position = positive_int(r, "original_max_position_embeddings", source);
+  }
+  s.beta_fast = positive_float(r, "beta_fast", 32.0f, source);
+  s.beta_slow = positive_float(r, "beta_slow", 1.0f, source);
+  s.mscale = positive_float(r, "mscale", 1.0f, source);
+  s.mscale_all_dim = non_negative_float(r, "mscale_all_dim", 0.0f, source);
+  if (r.contains("attention_factor") && !r["attention_factor"].is_null()) {
+    s.attention_factor = positive_float(r, "attention_factor", 1.0f, source);
   }
   if (type == "llama3" && s.high_freq_factor <= s.low_freq_factor) {
     fail(source, "llama3 rope_scaling needs high_freq_factor > low_freq_factor");
@@ -164,6 +178,43 @@ void read_experts_hf(const json& config, ModelConfig& c, const std::string& sour
   }
 }
 
+// gpt-oss's fields: experts in every layer, chosen by a softmax over the top logits (the
+// renormalized top of a softmax), sliding and full layers as layer_types says
+// (alternating, sliding first, when absent), experts shipped in MXFP4.
+void read_gpt_oss_hf(const json& config, ModelConfig& c, const std::string& source) {
+  c.num_experts = positive_int(config, "num_local_experts", source, 1 << 16);
+  const char* per_token =
+      config.contains("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
+  c.experts_per_token = positive_int(config, per_token, source, c.num_experts);
+  c.moe_intermediate_size = c.intermediate_size;
+  c.norm_topk_prob = true;
+  c.swiglu_limit = positive_float(config, "swiglu_limit", 7.0f, source);
+  c.sliding_window = positive_int_or(config, "sliding_window", 128, source);
+  c.sliding_layers.assign(static_cast<size_t>(c.num_layers), false);
+  const json types = config.value("layer_types", json());
+  if (!types.is_null() && (!types.is_array() || types.size() != c.sliding_layers.size())) {
+    fail(source, "'layer_types' must name the kind of each of the " + std::to_string(c.num_layers) +
+                     " layers");
+  }
+  for (int i = 0; i < c.num_layers; ++i) {
+    if (types.is_null()) {
+      c.sliding_layers[i] = i % 2 == 0;
+      continue;
+    }
+    const json& t = types[i];
+    if (t != "sliding_attention" && t != "full_attention") {
+      fail(source,
+           "'layer_types' holds " + t.dump() + " (expected sliding_attention or full_attention)");
+    }
+    c.sliding_layers[i] = t == "sliding_attention";
+  }
+  const json q = config.value("quantization_config", json());
+  if (q.is_object() && q.value("quant_method", "") == "mxfp4") {
+    c.quant_mode = "mxfp4";
+    c.quant_group_size = 32;
+  }
+}
+
 }  // namespace
 
 EncoderConfig encoder_config_from_hf(const json& config, const std::string& source) {
@@ -215,6 +266,7 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   c.tie_word_embeddings = config.value("tie_word_embeddings", false);
   if (c.architecture == "gemma3_text") read_gemma3_hf(config, c, source);
   if (c.architecture == "qwen3_moe") read_experts_hf(config, c, source);
+  if (c.architecture == "gpt_oss") read_gpt_oss_hf(config, c, source);
   c.attention_bias = config.value("attention_bias", false);
   if (config.contains("max_position_embeddings")) {
     c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);

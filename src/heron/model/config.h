@@ -13,11 +13,18 @@
 namespace heron::model {
 
 struct RopeScaling {
-  std::string type;  // "" (none), "linear", "llama3"
+  std::string type;  // "" (none), "linear", "llama3", "yarn"
   float factor = 1.0f;
   float low_freq_factor = 1.0f;
   float high_freq_factor = 4.0f;
   int original_max_position = 8192;
+  // YaRN: the band of rotations blended between scaled and unscaled frequencies, and the
+  // attention factor (computed from mscale / mscale_all_dim unless given).
+  float beta_fast = 32.0f;
+  float beta_slow = 1.0f;
+  float mscale = 1.0f;
+  float mscale_all_dim = 0.0f;
+  std::optional<float> attention_factor;
 };
 
 // How one layer's weights are quantized (bits follow from the packed shapes).
@@ -46,8 +53,11 @@ struct ModelConfig {
   // last sliding_window positions with RoPE base rope_local_theta (0: all global).
   int sliding_window = 0;
   int sliding_window_pattern = 1;
+  // gpt-oss names each layer's kind (layer_types): when set, it decides over the pattern.
+  std::vector<bool> sliding_layers;
   // Layer i's window: sliding_window, or 0 for a global layer.
   int window_of_layer(int i) const {
+    if (!sliding_layers.empty()) return sliding_layers.at(i) ? sliding_window : 0;
     return sliding_window == 0 || (i + 1) % sliding_window_pattern == 0 ? 0 : sliding_window;
   }
   float rope_local_theta = 10000.0f;
@@ -63,6 +73,7 @@ struct ModelConfig {
   int moe_intermediate_size = 0;
   bool norm_topk_prob = false;  // the chosen experts' weights are renormalized to sum to 1
   int decoder_sparse_step = 1;  // every step-th layer has experts
+  float swiglu_limit = 0.0f;    // > 0: the experts gate as gpt-oss does (clamped_swiglu)
   std::vector<int> mlp_only_layers;
   bool layer_has_experts(int i) const {
     return num_experts > 0 && (i + 1) % decoder_sparse_step == 0 &&

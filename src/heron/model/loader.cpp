@@ -6,6 +6,7 @@
 #include <mlx/device.h>
 
 #include "heron/core/error.h"
+#include "heron/io/fused_experts.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
 #include "heron/model/registry.h"
@@ -49,8 +50,8 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
   if (const auto* g = files.find("generation_config.json")) generation = read_json_file(*g);
   const auto config_json = read_json_file(*config_path);
   auto config = config_from_hf(config_json, generation, config_path->string());
-  Weights weights(load_safetensors(files), files.source, config.quant_group_size,
-                  options.dtype.value_or(default_dtype(config_json)));
+  Weights weights(io::with_unfused_experts(load_safetensors(files), files.source), files.source,
+                  config.quant_group_size, options.dtype.value_or(default_dtype(config_json)));
   weights.set_quant_schemes(config.quant_mode, config.quant_layers);
   LoadedModel loaded{files.source, build_model(config, weights), nullptr};
   if (options.load_tokenizer) loaded.tokenizer = load_tokenizer(files);

@@ -7,6 +7,7 @@
 
 #include "heron/core/error.h"
 #include "heron/io/file_errors.h"
+#include "heron/io/fused_experts.h"
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
@@ -102,6 +103,11 @@ Source resolve_source(const std::string& text, const fs::path& base, const Store
 }
 
 // Asking to quantize an already-quantized source is an error, not a second rounding.
+bool mxfp4_checkpoint(const json& config) {
+  const auto& qc = config.value("quantization_config", json());
+  return qc.is_object() && qc.value("quant_method", "") == "mxfp4";
+}
+
 Error already_quantized(const Source& src, const std::string& prefix) {
   const bool draft = !prefix.empty();
   return Error(std::string(draft ? "DRAFT " : "FROM ") + src.text +
@@ -304,6 +310,14 @@ class Creator {
     io::WeightMap weights = files.dir
                                 ? io::load_safetensors_dir(*files.dir)
                                 : io::load_safetensors_file(required(src, "model.safetensors"));
+    // gpt-oss's MXFP4 experts are MLX's mxfp4: stored in mlx-lm's layout and named so.
+    if (io::has_fused_experts(weights)) {
+      weights = io::with_unfused_experts(std::move(weights), src.text);
+      if (mxfp4_checkpoint(config)) {
+        config["quantization"] = quant_entry(QuantType::parse("mxfp4"));
+        config["quantization_config"] = config["quantization"];
+      }
+    }
     // mlx-lm writes "quantization"; a "quantization_config" alone is another
     // quantizer's format (GPTQ, AWQ, bitsandbytes, FP8...) that MLX cannot read.
     if (config.contains("quantization_config") && !config.contains("quantization")) {
@@ -349,6 +363,7 @@ class Creator {
              {"hidden_size", "embedding_length"},
              {"num_hidden_layers", "block_count"},
              {"num_experts", "expert_count"},
+             {"num_local_experts", "expert_count"},
              {"num_experts_per_tok", "expert_used_count"}}) {
       if (config.contains(hf)) out.model_info[family + "." + ollama] = config[hf];
     }

@@ -36,8 +36,11 @@ QuantType QuantType::parse(const std::string& text) {
 
 std::optional<QuantType> plan_tensor(const std::string& name, const mlx::core::array& tensor,
                                      const QuantType& q, bool tied_embeddings) {
-  // 2-D matrices, and the stacked matrices of a mixture's experts (quantized per expert).
-  const bool stacked_experts = tensor.ndim() == 3 && name.find(".switch_mlp.") != std::string::npos;
+  // 2-D matrices, and the stacked matrices of a mixture's experts (quantized per expert;
+  // mlx-lm's switch_mlp, or experts as gpt-oss names them).
+  const bool stacked_experts =
+      tensor.ndim() == 3 && (name.find(".switch_mlp.") != std::string::npos ||
+                             name.find(".mlp.experts.") != std::string::npos);
   if (!ends_with(name, ".weight") || (tensor.ndim() != 2 && !stacked_experts)) return std::nullopt;
   if (!mlx::core::issubdtype(tensor.dtype(), mlx::core::floating)) return std::nullopt;
   if (name.find("norm") != std::string::npos || is_router(name)) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <mlx/ops.h>
 
 #include "heron/cache/band_mask.h"
+#include "heron/core/error.h"
 #include "heron/kernels/attention.h"
 
 namespace heron::model {
@@ -17,8 +18,8 @@ namespace {
 // Causal attention where query i (position T - L + i of T keys) sees keys in
 // (T - L + i - window, T - L + i]. Keys no query can see are sliced off first, so
 // decode reads at most `window` of them.
-mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float scale,
-                             int window) {
+mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float scale, int window,
+                             const std::optional<mx::array>& sinks) {
   const int L = q.shape(2);
   const int first = std::max(0, k.shape(2) - L - window + 1);
   if (first > 0) {
@@ -27,23 +28,24 @@ mx::array windowed_attention(const mx::array& q, mx::array k, mx::array v, float
   }
   const int T = k.shape(2);
   // The last query sees back to key 0: plain causal attention.
-  if (T <= window) return kernels::scaled_dot_product_attention(q, k, v, scale, L > 1);
-  return kernels::masked_scaled_dot_product_attention(q, k, v, scale,
-                                                      cache::band_mask(T - L, L, 0, T, window));
+  if (T <= window) return kernels::scaled_dot_product_attention(q, k, v, scale, L > 1, sinks);
+  return kernels::masked_scaled_dot_product_attention(
+      q, k, v, scale, cache::band_mask(T - L, L, 0, T, window), sinks);
 }
 
 }  // namespace
 
-mx::array attend(const mx::array& q, const cache::KVHistory& history, float scale, int window) {
+mx::array attend(const mx::array& q, const cache::KVHistory& history, float scale, int window,
+                 const std::optional<mx::array>& sinks) {
   // A cache that stores keys out of position order (a sliding window's ring) masks them;
   // a full cache holds them in order, and a window is cut from it here.
   if (history.mask) {
     return kernels::masked_scaled_dot_product_attention(q, history.keys, history.values, scale,
-                                                        *history.mask);
+                                                        *history.mask, sinks);
   }
-  if (window > 0) return windowed_attention(q, history.keys, history.values, scale, window);
+  if (window > 0) return windowed_attention(q, history.keys, history.values, scale, window, sinks);
   return kernels::scaled_dot_product_attention(q, history.keys, history.values, scale,
-                                               q.shape(2) > 1);
+                                               q.shape(2) > 1, sinks);
 }
 
 Attention Attention::load(Weights& w, const std::string& prefix, const ModelConfig& c,
@@ -55,6 +57,12 @@ Attention Attention::load(Weights& w, const std::string& prefix, const ModelConf
     a.q_norm_ = RMSNorm::load(w, prefix + ".q_norm.weight", c.rms_norm_eps, c.norm_weight_offset);
     a.k_norm_ = RMSNorm::load(w, prefix + ".k_norm.weight", c.rms_norm_eps, c.norm_weight_offset);
   }
+  if (auto sinks = w.take_optional(prefix + ".sinks")) {
+    if (sinks->ndim() != 1 || sinks->shape(0) != c.num_heads) {
+      throw Error(w.source() + ": '" + prefix + ".sinks' must hold one value per attention head");
+    }
+    a.sinks_ = mx::astype(*sinks, w.dtype());
+  }
   a.rope_ = std::move(rope);
   a.heads_ = c.num_heads;
   a.kv_heads_ = c.num_kv_heads;
@@ -62,7 +70,8 @@ Attention Attention::load(Weights& w, const std::string& prefix, const ModelConf
   a.window_ = window;
   const float scalar =
       c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<float>(c.head_dim);
-  a.scale_ = 1.0f / std::sqrt(scalar);
+  // YaRN scales queries and keys by its attention factor: their products by its square.
+  a.scale_ = a.rope_->attention_factor() * a.rope_->attention_factor() / std::sqrt(scalar);
   return a;
 }
 
@@ -81,7 +90,7 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
-  auto out = attend(q, cache.update(k, v), scale_, window_);
+  auto out = attend(q, cache.update(k, v), scale_, window_, sinks_);
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   return o_(out);

@@ -14,10 +14,11 @@ namespace heron::model {
 // Attention of q [B, heads, L, D] (the L positions a cache was just updated with) over
 // what the cache returned: its mask where it gave one (a sliding window's ring), else a
 // causal band `window` positions wide (window > 0) or plain causal attention. Grouped
-// query heads read kv head h / (heads / kv_heads). The attention layer's own path,
-// public so that tests can run it on every device and dtype.
+// query heads read kv head h / (heads / kv_heads). sinks [heads]: each head's attention
+// sink (gpt-oss). The attention layer's own path, public so that tests can run it on
+// every device and dtype.
 mlx::core::array attend(const mlx::core::array& q, const cache::KVHistory& history, float scale,
-                        int window);
+                        int window, const std::optional<mlx::core::array>& sinks = std::nullopt);
 
 // Grouped-query self-attention through kernels::scaled_dot_product_attention
 // (a fused CPU kernel; MLX's fast:: version on other devices and dtypes).
@@ -25,6 +26,7 @@ class Attention {
  public:
   // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3, Gemma 3).
   // window > 0: each query sees only the last `window` positions, itself included.
+  // PREFIX.sinks, where present, are the heads' attention sinks (gpt-oss).
   static Attention load(Weights& w, const std::string& prefix, const ModelConfig& c,
                         std::shared_ptr<const Rope> rope, bool qk_norm, int window = 0);
   mlx::core::array operator()(const mlx::core::array& x, const Batch& batch,
@@ -34,6 +36,7 @@ class Attention {
   LinearGroup qkv_;  // q, k and v projections
   Linear o_;
   std::optional<RMSNorm> q_norm_, k_norm_;
+  std::optional<mlx::core::array> sinks_;
   std::shared_ptr<const Rope> rope_;
   int heads_ = 0, kv_heads_ = 0, head_dim_ = 0, window_ = 0;
   float scale_ = 1.0f;

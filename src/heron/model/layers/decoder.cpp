@@ -2,7 +2,7 @@
 
 #include <mlx/ops.h>
 
-#include "heron/cache/kv_cache.h"
+#include "heron/model/layer_caches.h"
 
 namespace heron::model {
 
@@ -16,7 +16,7 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
     blocks_.push_back(Block{
         RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps),
         RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps),
-        Attention::load(w, p + ".self_attn", c, rope, options.qk_norm),
+        Attention::load(w, p + ".self_attn", c, rope, options.qk_norm, c.window_of_layer(i)),
         c.layer_has_experts(i) ? decltype(Block::mlp)(MixtureOfExperts::load(w, p + ".mlp", c))
                                : decltype(Block::mlp)(GatedMLP::load(w, p + ".mlp")),
     });
@@ -42,7 +42,7 @@ Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool wan
 }
 
 cache::Caches DecoderModel::make_caches() const {
-  return cache::make_kv_caches(config().num_layers);
+  return make_layer_caches(config());
 }
 
 }  // namespace heron::model

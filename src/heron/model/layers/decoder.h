@@ -1,7 +1,8 @@
 #pragma once
 // A pre-norm decoder-only transformer (embeddings, N blocks of attention + gated MLP or
 // mixture of experts, final norm, output head). Architectures configure it in their own
-// short files; which layers have experts is the config's (ModelConfig::layer_has_experts).
+// short files; which layers have experts, and which attend through a sliding window, is
+// the config's (ModelConfig::layer_has_experts, window_of_layer).
 #include <variant>
 #include <vector>
 

@@ -17,6 +17,18 @@ std::vector<mx::array> swiglu_impl(const std::vector<mx::array>& in) {
 
 const auto compiled_swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
 
+// gpt-oss's gating: g clamped above and u on both sides at in[2] (a scalar), then
+// g * sigmoid(1.702 g) * (u + 1).
+std::vector<mx::array> clamped_swiglu_impl(const std::vector<mx::array>& in) {
+  const auto& limit = in[2];
+  const auto g = mx::minimum(in[0], limit);
+  const auto u = mx::clip(in[1], mx::negative(limit), limit);
+  const auto glu = mx::multiply(g, mx::sigmoid(mx::multiply(mx::array(1.702f, g.dtype()), g)));
+  return {mx::multiply(glu, mx::add(u, mx::array(1.0f, u.dtype())))};
+}
+
+const auto compiled_clamped_swiglu = mx::compile(clamped_swiglu_impl, /*shapeless=*/true);
+
 // gelu_tanh(g) * u: 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) * u.
 std::vector<mx::array> geglu_impl(const std::vector<mx::array>& in) {
   const auto& g = in[0];
@@ -34,6 +46,10 @@ const auto geglu = mx::compile(geglu_impl, /*shapeless=*/true);
 
 mx::array swiglu(const mx::array& gate, const mx::array& up) {
   return compiled_swiglu({gate, up})[0];
+}
+
+mx::array clamped_swiglu(const mx::array& gate, const mx::array& up, float limit) {
+  return compiled_clamped_swiglu({gate, up, mx::array(limit, gate.dtype())})[0];
 }
 
 GatedMLP GatedMLP::load(Weights& w, const std::string& prefix, Activation activation) {

@@ -30,20 +30,24 @@ std::string expert_prefix(const std::string& prefix, int e, const std::string& n
 SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std::string& name,
                                 int experts) {
   SwitchLinear l;
-  const std::string stacked = prefix + ".switch_mlp." + name;
+  // mlx-lm stacks most mixtures' experts in switch_mlp, gpt-oss's in experts.
+  std::string stacked = prefix + ".switch_mlp." + name;
+  if (!w.has(stacked + ".weight")) stacked = prefix + ".experts." + name;
   std::string quant_prefix = stacked;
   if (w.has(stacked + ".weight")) {
     l.weight_ = w.take(stacked + ".weight");
     l.scales_ = w.take_optional(stacked + ".scales");
     if (l.scales_) l.quant_ = quant_params(w, stacked, l.weight_, *l.scales_);
     if (l.quant_.mode == "affine" && l.scales_) l.biases_ = w.take(stacked + ".biases");
+    l.bias_ = w.take_optional(stacked + ".bias");
   } else {
     // One layer per expert: stack them, each quantized (or not) as the first one is.
     quant_prefix = expert_prefix(prefix, 0, name);
-    std::vector<mx::array> weights, scales, biases;
+    std::vector<mx::array> weights, scales, biases, bias;
     for (int e = 0; e < experts; ++e) {
       const std::string p = expert_prefix(prefix, e, name);
       weights.push_back(w.take(p + ".weight"));
+      if (auto b = w.take_optional(p + ".bias")) bias.push_back(*b);
       auto s = w.take_optional(p + ".scales");
       const auto q = s ? quant_params(w, p, weights.back(), *s) : QuantParams{};
       if (e > 0 && !(q == l.quant_)) {
@@ -57,9 +61,13 @@ SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std
     l.weight_ = mx::stack(weights, 0);
     if (!scales.empty()) l.scales_ = mx::stack(scales, 0);
     if (!biases.empty()) l.biases_ = mx::stack(biases, 0);
+    if (!bias.empty() && static_cast<int>(bias.size()) != experts) {
+      throw Error(w.source() + ": only some experts of '" + prefix + "' have a bias");
+    }
+    if (!bias.empty()) l.bias_ = mx::stack(bias, 0);
     // Made now, so that the parts' buffers can go.
     std::vector<mx::array> made{l.weight_};
-    for (const auto& part : {l.scales_, l.biases_}) {
+    for (const auto& part : {l.scales_, l.biases_, l.bias_}) {
       if (part) made.push_back(*part);
     }
     mx::eval(made);
@@ -68,6 +76,11 @@ SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std
     throw Error(w.source() + ": '" + quant_prefix + "' does not hold " + std::to_string(experts) +
                 " experts' matrices");
   }
+  if (l.bias_ && (l.bias_->ndim() != 2 || l.bias_->shape(0) != experts ||
+                  l.bias_->shape(1) != l.weight_.shape(1))) {
+    throw Error(w.source() + ": '" + quant_prefix + "' has a bias of the wrong shape");
+  }
+  if (l.bias_) l.bias_ = mx::astype(*l.bias_, w.dtype());
   if (!l.scales_) {
     l.weight_ = mx::astype(l.weight_, w.dtype());
     l.weight_t_ = mx::swapaxes(l.weight_, -1, -2);
@@ -80,6 +93,13 @@ SwitchLinear SwitchLinear::load(Weights& w, const std::string& prefix, const std
 
 mx::array SwitchLinear::operator()(const mx::array& x, const mx::array& indices,
                                    bool sorted) const {
+  auto y = product(x, indices, sorted);
+  if (!bias_) return y;
+  // Each row's expert's bias: [..., out] -> [..., 1, out], as the product's rows.
+  return mx::add(y, mx::expand_dims(mx::take(*bias_, indices, 0), -2));
+}
+
+mx::array SwitchLinear::product(const mx::array& x, const mx::array& indices, bool sorted) const {
   const mx::array* scales = scales_ ? &*scales_ : nullptr;
   const mx::array* biases = biases_ ? &*biases_ : nullptr;
   if (kernels::gather_matmul_supported(x, weight_, scales, biases, indices, quant_.group_size,
@@ -118,7 +138,7 @@ mx::array SwitchLinear::dequantized_product(const mx::array& x, const mx::array&
 }
 
 std::optional<kernels::QuantizedExperts> SwitchLinear::affine() const {
-  if (!scales_ || !biases_) return std::nullopt;
+  if (!scales_ || !biases_ || bias_) return std::nullopt;
   return kernels::QuantizedExperts{weight_, *scales_, *biases_, quant_.group_size, quant_.bits};
 }
 
@@ -127,6 +147,7 @@ std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const Sw
                      a.weight_.shape(2) == b.weight_.shape(2) &&
                      a.scales_.has_value() == b.scales_.has_value() &&
                      a.biases_.has_value() == b.biases_.has_value() &&
+                     a.bias_.has_value() == b.bias_.has_value() &&
                      (!a.scales_ || a.scales_->dtype() == b.scales_->dtype());
   if (!alike) return std::nullopt;
   SwitchLinear j = a;
@@ -134,6 +155,7 @@ std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const Sw
   std::vector<mx::array> made{j.weight_};
   if (a.scales_) made.push_back(*(j.scales_ = mx::concatenate({*a.scales_, *b.scales_}, 1)));
   if (a.biases_) made.push_back(*(j.biases_ = mx::concatenate({*a.biases_, *b.biases_}, 1)));
+  if (a.bias_) made.push_back(*(j.bias_ = mx::concatenate({*a.bias_, *b.bias_}, 1)));
   mx::eval(made);
   if (a.weight_t_) j.weight_t_ = mx::swapaxes(j.weight_, -1, -2);
   return j;
@@ -142,9 +164,11 @@ std::optional<SwitchLinear> SwitchLinear::joined(const SwitchLinear& a, const Sw
 MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
                                         const ModelConfig& c) {
   MixtureOfExperts m;
-  m.router_ = Linear::load(w, prefix + ".gate");
+  // The router: Qwen3-MoE's gate, gpt-oss's router (with a bias).
+  const std::string router = prefix + (w.has(prefix + ".router.weight") ? ".router" : ".gate");
+  m.router_ = Linear::load(w, router);
   if (m.router_.out_features() != c.num_experts) {
-    throw Error(w.source() + ": '" + prefix + ".gate' routes to " +
+    throw Error(w.source() + ": '" + router + "' routes to " +
                 std::to_string(m.router_.out_features()) + " experts, the config says " +
                 std::to_string(c.num_experts));
   }
@@ -158,6 +182,7 @@ MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
   m.down_ = SwitchLinear::load(w, prefix, "down_proj", c.num_experts);
   m.top_k_ = c.experts_per_token;
   m.normalize_ = c.norm_topk_prob;
+  m.swiglu_limit_ = c.swiglu_limit;
   return m;
 }
 
@@ -176,11 +201,14 @@ std::pair<mx::array, mx::array> MixtureOfExperts::route(const mx::array& logits)
 }
 
 mx::array MixtureOfExperts::gated(const mx::array& x, const mx::array& experts, bool sorted) const {
-  if (!gate_up_) return swiglu((*gate_)(x, experts, sorted), (*up_)(x, experts, sorted));
+  auto gate_times_up = [&](const mx::array& gate, const mx::array& up) {
+    return swiglu_limit_ > 0 ? clamped_swiglu(gate, up, swiglu_limit_) : swiglu(gate, up);
+  };
+  if (!gate_up_) return gate_times_up((*gate_)(x, experts, sorted), (*up_)(x, experts, sorted));
   const auto both = (*gate_up_)(x, experts, sorted);
   const int half = gate_up_->out_features() / 2;
   const auto parts = mx::split(both, mx::Shape{half}, -1);
-  return swiglu(parts[0], parts[1]);
+  return gate_times_up(parts[0], parts[1]);
 }
 
 mx::array MixtureOfExperts::operator()(const mx::array& x) const {
@@ -188,7 +216,7 @@ mx::array MixtureOfExperts::operator()(const mx::array& x) const {
   // A few tokens (decode) on the CPU: the experts in one node.
   const auto gate_up = gate_up_ ? gate_up_->affine() : std::nullopt;
   const auto down = down_.affine();
-  if (gate_up && down && chosen.size() < kSortFrom) {
+  if (gate_up && down && swiglu_limit_ == 0 && chosen.size() < kSortFrom) {
     const auto tokens = mx::reshape(x, {-1, x.shape(-1)});
     const auto experts = mx::reshape(chosen, {-1, top_k_});
     const auto shares = mx::reshape(weights, {-1, top_k_});

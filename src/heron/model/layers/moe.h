@@ -17,8 +17,9 @@ namespace heron::model {
 // One projection of every expert: weight [experts, out, in], float or quantized.
 class SwitchLinear {
  public:
-  // PREFIX.switch_mlp.NAME (stacked, as mlx-lm and GGUF store them) or, when absent,
-  // PREFIX.experts.E.NAME for E < experts (Hugging Face), stacked here.
+  // PREFIX.switch_mlp.NAME or PREFIX.experts.NAME (stacked, as mlx-lm and GGUF store
+  // them) or, when absent, PREFIX.experts.E.NAME for E < experts (Hugging Face), stacked
+  // here; each with its experts' biases (.bias, [experts, out]) where present.
   static SwitchLinear load(Weights& w, const std::string& prefix, const std::string& name,
                            int experts);
   // x [..., 1, in] (rows that share an expert list), indices [...] -> [..., 1, out].
@@ -28,7 +29,7 @@ class SwitchLinear {
   // a and b side by side in one layer (outputs a's, then b's), when they are stored alike.
   static std::optional<SwitchLinear> joined(const SwitchLinear& a, const SwitchLinear& b);
   int out_features() const { return weight_.shape(1); }
-  // The experts as the fused CPU kernel reads them, when affine-quantized.
+  // The experts as the fused CPU kernel reads them, when affine-quantized without biases.
   std::optional<kernels::QuantizedExperts> affine() const;
 
  private:
@@ -37,22 +38,27 @@ class SwitchLinear {
   // are experts, else all of them), then multiplied as float.
   mlx::core::array dequantized_product(const mlx::core::array& x, const mlx::core::array& indices,
                                        bool sorted) const;
+  // The product without the bias.
+  mlx::core::array product(const mlx::core::array& x, const mlx::core::array& indices,
+                           bool sorted) const;
   mlx::core::array weight_{0.0f};             // quantized: packed [E, out, in*bits/32]
   std::optional<mlx::core::array> weight_t_;  // float: [E, in, out], made once
   std::optional<mlx::core::array> scales_, biases_;
+  std::optional<mlx::core::array> bias_;  // [E, out]: added to each row's expert's output
   QuantParams quant_;
 };
 
 class MixtureOfExperts {
  public:
-  // PREFIX.gate (the router, [experts, hidden]) and the experts' gate/up/down projections.
+  // PREFIX.gate or PREFIX.router (the router, [experts, hidden]) and the experts'
+  // gate/up/down projections.
   static MixtureOfExperts load(Weights& w, const std::string& prefix, const ModelConfig& c);
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
   // The top_k_ experts of each token ([..., k], in no particular order) and their weights.
   std::pair<mlx::core::array, mlx::core::array> route(const mlx::core::array& logits) const;
-  // silu(gate(x)) * up(x) of the given experts.
+  // silu(gate(x)) * up(x) of the given experts (clamped_swiglu where the config says).
   mlx::core::array gated(const mlx::core::array& x, const mlx::core::array& experts,
                          bool sorted) const;
   Linear router_;
@@ -62,6 +68,7 @@ class MixtureOfExperts {
   SwitchLinear down_;
   int top_k_ = 1;
   bool normalize_ = false;
+  float swiglu_limit_ = 0.0f;
 };
 
 }  // namespace heron::model
