@@ -67,12 +67,18 @@ def test_draft_models_give_the_plain_text(generate, tiny_llama, draft):
                      r"\(\d\.\d\d tokens per round\)$", human.stderr, re.M), human.stderr
 
 
-def test_a_mixture_of_experts_speculates_to_the_plain_text(generate, heron_bin, tmp_path):
-    """tiny-qwen3-moe quantized by create (on the CPU each verifying forward's expert
-    products then run in one node), drafting for itself and drafted for by tiny-qwen3."""
-    (tmp_path / "Modelfile").write_text(f"FROM {FIXTURES / 'models' / 'tiny-qwen3-moe'}\n")
+@pytest.mark.parametrize("source, quant", [("tiny-qwen3-moe", "int8"),
+                                           ("tiny-gpt-oss-mxfp4", None)])
+def test_a_mixture_of_experts_speculates_to_the_plain_text(generate, heron_bin, tmp_path, source,
+                                                           quant):
+    """A mixture stored by create, drafting for itself and drafted for by tiny-qwen3:
+    tiny-qwen3-moe quantized (on the CPU each verifying forward's expert products then run
+    in one node), and gpt-oss as OpenAI ships it (MXFP4 experts, attention sinks, windows
+    of 4 positions whose rings the rejected drafts roll back)."""
+    (tmp_path / "Modelfile").write_text(f"FROM {FIXTURES / 'models' / source}\n")
     made = subprocess.run([str(heron_bin), "create", "moe", "-f", str(tmp_path / "Modelfile"),
-                           "--quantize", "int8"], capture_output=True, text=True, timeout=300,
+                           *(["--quantize", quant] if quant else [])],
+                          capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, HERON_MODELS=str(tmp_path / "store")))
     assert made.returncode == 0, made.stderr
     moe = tmp_path / "store/manifests/library/moe/latest"
