@@ -17,7 +17,6 @@ token reads about 22M. Files:
 Each comparison is one run of bench/bench_generate.py (fresh process per run, engines
 interleaved, medians; greedy, EOS ignored), whose tables this prints.
 """
-import argparse
 import ctypes
 import subprocess
 import sys
@@ -29,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from make_tiny_models import qwen3_config  # noqa: E402
 from make_tiny_qwen3_moe import weights, write_gguf  # noqa: E402
+from generate_runs import generate_command, parse_run_args  # noqa: E402
 
 CACHE = ROOT / ".cache/bench-moe"
 SEED = 7
@@ -73,15 +73,9 @@ def make_models():
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--gen-tokens", type=int, default=64)
-    ap.add_argument("--prompt-tokens", type=int, default=256)
-    args = ap.parse_args()
+    args = parse_run_args(__doc__)
     mlx, q4 = make_models()
-    common = [sys.executable, str(ROOT / "bench/bench_generate.py"), "--runs", str(args.runs),
-              "--gen-tokens", str(args.gen_tokens), "--prompt-tokens", str(args.prompt_tokens)]
+    common = generate_command(args)
     print("== heron and mlx-lm on mlx-lm's 4-bit model", flush=True)
     subprocess.run(common + ["--engines", "heron,mlx-lm", "--mlx-dir", str(mlx), "--heron-model",
                              str(mlx), "--gguf", str(q4)], check=True)

@@ -2,7 +2,8 @@
 // MLX's gather_mm and gather_qmm on the same operands: decode's few rows with an index
 // each, prefill's rows sorted by expert, x broadcast over the chosen experts, float and
 // 4/5/8-bit affine weights with every group size (16, which MLX refuses, against our dense
-// kernel one row at a time), both CPU ISAs; and the operands it leaves to MLX.
+// kernel one row at a time) and MXFP4 weights, both CPU ISAs; and the operands it leaves
+// to MLX.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,6 +120,35 @@ TEST_P(GatherMatmul, QuantizedExpertsMatchGatherQmm) {
   }
 }
 
+// gpt-oss's experts: MLX's mxfp4 (E8M0 scales, no biases), decode's few rows and prefill's
+// many (their weight rows decoded a tile of 32 at a time, several tiles to a task's
+// columns), K a multiple of 32 but not of 64.
+TEST_P(GatherMatmul, Mxfp4ExpertsMatchGatherQmm) {
+  uint64_t seed = 300;
+  for (int K : {96, 256}) {
+    SCOPED_TRACE("K " + std::to_string(K));
+    const int N = 300;
+    const auto parts = mx::quantize(random({kExperts, N, K}, seed++), 32, 4, "mxfp4");
+    const auto &w = parts[0], &scales = parts[1];
+    auto reference = [&](const mx::array& x, const mx::array& idx, bool sorted) {
+      return mx::gather_qmm(x, w, scales, std::nullopt, std::nullopt, idx, true, 32, 4, "mxfp4",
+                            std::nullopt, sorted);
+    };
+    const auto x1 = random({2, 3, 1, 1, K}, seed++);
+    const auto i1 = expert_indices({2, 3, 4}, seed++, false);
+    ASSERT_TRUE(gather_matmul_supported(x1, w, &scales, nullptr, i1, 32, 4,
+                                        mx::default_stream(mx::Device::cpu)));
+    EXPECT_LE(
+        relative_error(gather_matmul(x1, w, &scales, nullptr, i1, 32, 4), reference(x1, i1, false)),
+        1e-5f);
+    const auto x2 = random({40, 1, K}, seed++);
+    const auto i2 = expert_indices({40}, seed++, true);
+    EXPECT_LE(
+        relative_error(gather_matmul(x2, w, &scales, nullptr, i2, 32, 4), reference(x2, i2, true)),
+        1e-5f);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, GatherMatmul, kCpuIsas, isa_name);
 
 TEST(GatherMatmulOperands, LeavesOtherFormsToMlx) {
@@ -134,6 +164,11 @@ TEST(GatherMatmulOperands, LeavesOtherFormsToMlx) {
   EXPECT_FALSE(gather_matmul_supported(x, w, &s, &b, mx::astype(idx, mx::int32), 32, 4, cpu));
   EXPECT_FALSE(gather_matmul_supported(random({4, 2, 64}, 10), w, &s, &b, idx, 32, 4, cpu));
   EXPECT_FALSE(gather_matmul_supported(random({5, 1, 64}, 11), w, &s, &b, idx, 32, 4, cpu));
+  // MXFP4 in groups of 32 only; nvfp4's groups of 16 (E4M3 scales) are MLX's.
+  const auto fp4 = mx::quantize(random({kExperts, 16, 64}, 12), 32, 4, "mxfp4");
+  EXPECT_TRUE(gather_matmul_supported(x, fp4[0], &fp4[1], nullptr, idx, 32, 4, cpu));
+  const auto nv = mx::quantize(random({kExperts, 16, 64}, 13), 16, 4, "nvfp4");
+  EXPECT_FALSE(gather_matmul_supported(x, nv[0], &nv[1], nullptr, idx, 16, 4, cpu));
 }
 
 }  // namespace

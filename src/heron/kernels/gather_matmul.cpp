@@ -11,6 +11,7 @@
 #include "heron/kernels/cpu_task.h"
 #include "heron/kernels/expert_weights.h"
 #include "heron/kernels/float_matmul.h"
+#include "heron/kernels/mxfp4_rows.h"
 #include "heron/kernels/qmm_kernels.h"
 #include "heron/kernels/qmm_operands.h"
 #include "heron/kernels/thread_pool.h"
@@ -26,7 +27,8 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
   GatherMatmulCpu(mx::Stream stream, int group_size, int bits)
       : UnaryPrimitive(stream), group_size_(group_size), bits_(bits) {}
 
-  // inputs: x [R, K], indices [R], w, and for quantized weights scales and biases.
+  // inputs: x [R, K], indices [R], w, and for quantized weights scales and, when affine,
+  // biases (MXFP4 has none).
   void eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) override {
     run_on_cpu_stream(stream(), inputs, out,
                       [group = group_size_, bits = bits_](auto& in, mx::array& result) {
@@ -50,6 +52,7 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
   static void run(const std::vector<mx::array>& in, mx::array& out, int group, int bits) {
     std::vector<float> xs, ws, ss, bs;
     std::vector<uint32_t> is, qs;
+    std::vector<uint8_t> es;
     const int R = in[0].shape(0), K = in[0].shape(1);
     const int E = in[2].shape(0), N = in[2].shape(1);
     const float* x = row_major(in[0], xs);
@@ -57,7 +60,12 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
     float* o = out.data<float>();
     ExpertWeights q;
     const float* wf = nullptr;
-    if (bits) {
+    const uint32_t* fp4 = nullptr;  // MXFP4 codes [E, N, K / 8] with E8M0 scales
+    const uint8_t* exponents = nullptr;
+    if (in.size() == 4) {
+      fp4 = row_major(in[2], qs);
+      exponents = row_major(in[3], es);
+    } else if (bits) {
       q = {row_major(in[2], qs), row_major(in[3], ss), row_major(in[4], bs), N, K, group, bits};
     } else {
       wf = row_major(in[2], ws);
@@ -90,7 +98,10 @@ class GatherMatmulCpu : public mx::UnaryPrimitive {
       // then into the output's columns.
       std::vector<float> scratch(rows > 1 ? static_cast<size_t>(rows) * cols : 0);
       float* part = rows > 1 ? scratch.data() : o + int64_t{t.r0} * N + t.n0;
-      if (bits) {
+      if (fp4) {
+        mxfp4_matmul_rows(x + int64_t{t.r0} * K, rows, K, fp4 + int64_t{e} * N * (K / 8),
+                          exponents + int64_t{e} * N * (K / 32), t.n0, t.n1, part);
+      } else if (bits) {
         q.product(e, x + int64_t{t.r0} * K, rows, t.n0, t.n1, part);
       } else {
         float_matmul_rows(x + int64_t{t.r0} * K, rows, K, wf + (int64_t{e} * N + t.n0) * K, cols,
@@ -126,9 +137,14 @@ bool gather_matmul_supported(const mx::array& x, const mx::array& w, const mx::a
   if (!scales) {
     return avx2_supported() && w.dtype() == mx::float32 && w.shape(2) == K && K % 8 == 0 && K > 0;
   }
+  if (!biases) {  // MLX's mxfp4: E8M0 scales, one per 32 values
+    return scales->dtype() == mx::uint8 && w.dtype() == mx::uint32 && group_size == 32 &&
+           bits == 4 && K % 32 == 0 && w.shape(2) * 8 == K && scales->ndim() == 3 &&
+           scales->shape(0) == w.shape(0) && scales->shape(1) == w.shape(1) &&
+           scales->shape(2) == K / 32;
+  }
   // One expert's operands have the shapes the dense kernel takes.
-  return biases != nullptr &&
-         affine_expert_shapes(w, *scales, *biases, w.shape(1), K, group_size, bits);
+  return affine_expert_shapes(w, *scales, *biases, w.shape(1), K, group_size, bits);
 }
 
 mx::array gather_matmul(const mx::array& x, const mx::array& w, const mx::array* scales,
@@ -146,10 +162,8 @@ mx::array gather_matmul(const mx::array& x, const mx::array& w, const mx::array*
   std::vector<mx::array> inputs{
       mx::reshape(mx::broadcast_to(x, shape, stream), {rows, x.shape(-1)}, stream),
       mx::flatten(indices, stream), w};
-  if (scales) {
-    inputs.push_back(*scales);
-    inputs.push_back(*biases);
-  }
+  if (scales) inputs.push_back(*scales);
+  if (biases) inputs.push_back(*biases);
   shape.back() = w.shape(1);
   auto out = mx::array(
       {rows, w.shape(1)}, mx::float32,
