@@ -8,7 +8,8 @@ For each type T (Q4_0 ... Q6_K): `T.weight`, 3 rows x 512 columns of seeded rand
 blocks (every float16 scale field replaced by a finite random value, so every block is
 valid), and `ref.T`, F32 [3, 512] = gguf.quants.dequantize of those bytes. Plus
 `vec.T` for two types: a 1-D block tensor (heron dequantizes it to float32) with
-`ref.vec.T`. tests/unit/gguf_quants_test.cpp compares heron's conversion with the refs.
+`ref.vec.T`; and the same for MXFP4 (`MXFP4.weight`, `ref.MXFP4`, `vec.MXFP4`,
+`ref.vec.MXFP4`). tests/unit/gguf_quants_test.cpp compares heron's conversion with the refs.
 """
 import sys
 from pathlib import Path
@@ -51,6 +52,15 @@ def main() -> None:
         writer.add_tensor(f"vec.{qtype.name}", blocks, raw_dtype=qtype)
         writer.add_tensor(f"ref.vec.{qtype.name}",
                           gguf.quants.dequantize(blocks, qtype).astype(np.float32).reshape(256))
+    # MXFP4 (gpt-oss): a scale byte (E8M0, random in 2^-17..2^13, never 255: NaN) and 16
+    # bytes of FP4 codes a block; heron keeps the codes as MLX's mxfp4.
+    for name, count in (("MXFP4.weight", ROWS * COLS), ("vec.MXFP4", 256)):
+        blocks = rng.integers(0, 256, size=(count // 32, 17), dtype=np.uint8)
+        blocks[:, 0] = rng.integers(110, 141, size=len(blocks), dtype=np.uint8)
+        blocks = blocks.reshape(ROWS, -1) if name.endswith(".weight") else blocks.reshape(-1)
+        writer.add_tensor(name, blocks, raw_dtype=Q.MXFP4)
+        ref = gguf.quants.dequantize(blocks, Q.MXFP4).astype(np.float32)
+        writer.add_tensor("ref." + name.replace(".weight", ""), ref)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

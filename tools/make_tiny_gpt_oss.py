@@ -32,7 +32,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_reference_logits import models_dir_from_args, write_tiny_model  # noqa: E402
 from make_tiny_models import base_config  # noqa: E402
-from make_tiny_qwen3_moe import normal, random_decoder  # noqa: E402
+from make_tiny_qwen3_moe import normal, random_decoder, save_llama_cpp_reference  # noqa: E402
+from tiny_gguf import add_decoder_metadata, add_tokenizer, close_gguf  # noqa: E402
 
 SEED = 29
 NAME = "tiny-gpt-oss"
@@ -99,6 +100,65 @@ def openai_mxfp4(w: dict) -> dict:
     return out
 
 
+GGUF_PARTS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "post_attention_norm",
+              "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
+              "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output",
+              "mlp.router": "ffn_gate_inp"}
+
+
+def ggml_mxfp4(blocks: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """OpenAI's MXFP4 (blocks [..., G, 16]: byte j holds values 2j low and 2j + 1 high;
+    scales [..., G]) as ggml's MXFP4 blocks [..., G * 17]: the scale byte, then 16 bytes
+    whose byte j holds value j low and value j + 16 high. The same codes and scales."""
+    codes = np.stack([blocks & 0xF, blocks >> 4], axis=-1).reshape(*blocks.shape[:-1], 32)
+    qs = (codes[..., :16] | (codes[..., 16:] << 4)).astype(np.uint8)
+    out = np.concatenate([scales[..., None], qs], axis=-1)
+    return out.reshape(*blocks.shape[:-2], -1)
+
+
+def write_gguf(q: dict, c: dict, model_dir: Path, out: Path):
+    """The MXFP4 model `q` (openai_mxfp4's layout, config `c`, tokenizer files in
+    `model_dir`) as llama.cpp's gpt-oss GGUF: experts in ggml's MXFP4, the rest float32."""
+    import gguf
+
+    g = gguf.GGUFWriter(str(out), "gpt-oss")
+    add_decoder_metadata(g, c, c["num_hidden_layers"])
+    g.add_expert_count(c["num_local_experts"])
+    g.add_expert_used_count(c["num_experts_per_tok"])
+    g.add_expert_feed_forward_length(c["intermediate_size"])
+    g.add_sliding_window(c["sliding_window"])
+    rope = c["rope_scaling"]
+    g.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+    g.add_rope_scaling_factor(rope["factor"])
+    g.add_rope_scaling_orig_ctx_len(rope["original_max_position_embeddings"])
+    g.add_vocab_size(c["vocab_size"])
+    add_tokenizer(g, model_dir, c, pre="gpt-4o")
+    t = {"token_embd.weight": q["model.embed_tokens.weight"],
+         "output_norm.weight": q["model.norm.weight"], "output.weight": q["lm_head.weight"]}
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        for hf, name in GGUF_PARTS.items():
+            for suffix in ("weight", "bias"):
+                if f"{p}{hf}.{suffix}" in q:
+                    t[f"blk.{i}.{name}.{suffix}"] = q[f"{p}{hf}.{suffix}"]
+        t[f"blk.{i}.attn_sinks.weight"] = q[p + "self_attn.sinks"]
+        e = p + "mlp.experts."
+        gate_up = ggml_mxfp4(q[e + "gate_up_proj_blocks"], q[e + "gate_up_proj_scales"])
+        t[f"blk.{i}.ffn_gate_exps.weight"] = gate_up[:, 0::2]
+        t[f"blk.{i}.ffn_up_exps.weight"] = gate_up[:, 1::2]
+        t[f"blk.{i}.ffn_down_exps.weight"] = ggml_mxfp4(q[e + "down_proj_blocks"],
+                                                        q[e + "down_proj_scales"])
+        t[f"blk.{i}.ffn_gate_exps.bias"] = q[e + "gate_up_proj_bias"][:, 0::2]
+        t[f"blk.{i}.ffn_up_exps.bias"] = q[e + "gate_up_proj_bias"][:, 1::2]
+        t[f"blk.{i}.ffn_down_exps.bias"] = q[e + "down_proj_bias"]
+    for name, a in sorted(t.items()):
+        if a.dtype == np.uint8:
+            g.add_tensor(name, np.ascontiguousarray(a), raw_dtype=gguf.GGMLQuantizationType.MXFP4)
+        else:
+            g.add_tensor(name, a.astype(np.float32))
+    close_gguf(g)
+
+
 def main() -> int:
     out = models_dir_from_args(__doc__)
     rng = np.random.default_rng(SEED)
@@ -111,8 +171,13 @@ def main() -> int:
         "quant_method": "mxfp4",
         "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router",
                                    "model.embed_tokens", "lm_head"]})
-    _, d_inc_q = write_tiny_model(out / f"{NAME}-mxfp4", config, openai_mxfp4(w), rng, SEED,
-                                  out / "tiny-qwen3")
+    q = openai_mxfp4(w)
+    tokens, d_inc_q = write_tiny_model(out / f"{NAME}-mxfp4", config, q, rng, SEED,
+                                       out / "tiny-qwen3")
+
+    gguf_path = out.parent / "gguf" / f"{NAME}.gguf"
+    write_gguf(q, CONFIG, out / NAME, gguf_path)
+    save_llama_cpp_reference(gguf_path, tokens, "float32 KV cache", SEED)
     return 0 if max(d_inc, d_inc_q) < 1e-4 else 1
 
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_reference_logits import (  # noqa: E402
     models_dir_from_args, save_safetensors_sorted, write_tiny_model)
 from make_tiny_models import qwen3_config  # noqa: E402
-from tiny_gguf import add_tokenizer  # noqa: E402
+from tiny_gguf import add_decoder_metadata, add_tokenizer, close_gguf  # noqa: E402
 
 SEED = 23
 EXPERT_STD = 0.15  # the experts' outputs then move the logits by O(0.1): a wrong expert shows
@@ -114,16 +114,7 @@ def write_gguf(w: dict, c: dict, model_dir: Path, out: Path):
 
     layers = [i for i in range(c["num_hidden_layers"]) if i not in c["mlp_only_layers"]]
     g = gguf.GGUFWriter(str(out), "qwen3moe")
-    g.add_context_length(c["max_position_embeddings"])
-    g.add_embedding_length(c["hidden_size"])
-    g.add_block_count(len(layers))
-    g.add_feed_forward_length(c["intermediate_size"])
-    g.add_head_count(c["num_attention_heads"])
-    g.add_head_count_kv(c["num_key_value_heads"])
-    g.add_key_length(c["head_dim"])
-    g.add_value_length(c["head_dim"])
-    g.add_layer_norm_rms_eps(c["rms_norm_eps"])
-    g.add_rope_freq_base(c["rope_theta"])
+    add_decoder_metadata(g, c, len(layers))
     g.add_expert_count(c["num_experts"])
     g.add_expert_used_count(c["num_experts_per_tok"])
     g.add_expert_feed_forward_length(c["moe_intermediate_size"])
@@ -140,10 +131,7 @@ def write_gguf(w: dict, c: dict, model_dir: Path, out: Path):
                 [w[f"{p}mlp.experts.{e}.{proj}_proj.weight"] for e in range(c["num_experts"])])
     for name, a in sorted(t.items()):
         g.add_tensor(name, a.astype(np.float32))
-    g.write_header_to_file()
-    g.write_kv_data_to_file()
-    g.write_tensors_to_file()
-    g.close()
+    close_gguf(g)
 
 
 def llama_cpp_logits(path: Path, tokens) -> np.ndarray:
@@ -153,6 +141,19 @@ def llama_cpp_logits(path: Path, tokens) -> np.ndarray:
                 type_k=0, type_v=0)  # GGML_TYPE_F32 caches
     llm.eval(list(tokens))
     return np.array(llm.scores[: len(tokens)], dtype=np.float32)
+
+
+def save_llama_cpp_reference(gguf_path: Path, tokens, what: str, seed: int):
+    """llama.cpp's logits of `tokens` on `gguf_path`, beside it as NAME.llamacpp.safetensors
+    (with the tokens; `what` says what llama.cpp ran in float32)."""
+    import llama_cpp
+
+    logits = llama_cpp_logits(gguf_path, tokens)
+    print(f"{gguf_path.name}: llama.cpp logits {logits.shape}, std {logits.std():.3f}")
+    save_safetensors_sorted({"tokens": tokens, "logits": logits},
+                            str(gguf_path.with_suffix(".llamacpp.safetensors")),
+                            {"reference": f"llama-cpp-python {llama_cpp.__version__}, CPU, {what}",
+                             "seed": str(seed)})
 
 
 def mlx_int8_logits(d: Path, tokens) -> np.ndarray:
@@ -188,17 +189,9 @@ def main() -> int:
 
     tokens, d_inc = write_tiny_model(d, CONFIG, w, rng, SEED, out / "tiny-qwen3", int8)
 
-    import llama_cpp
-
-    gguf_dir = out.parent / "gguf"
-    gguf_path = gguf_dir / f"{NAME}.gguf"
+    gguf_path = out.parent / "gguf" / f"{NAME}.gguf"
     write_gguf(w, CONFIG, d, gguf_path)
-    logits = llama_cpp_logits(gguf_path, tokens)
-    print(f"{gguf_path.name}: llama.cpp logits {logits.shape}, std {logits.std():.3f}")
-    save_safetensors_sorted({"tokens": tokens, "logits": logits},
-                            str(gguf_dir / f"{NAME}.llamacpp.safetensors"),
-                            {"reference": f"llama-cpp-python {llama_cpp.__version__}, CPU, "
-                                          "float32 weights and KV cache", "seed": str(SEED)})
+    save_llama_cpp_reference(gguf_path, tokens, "float32 weights and KV cache", SEED)
     return 0 if d_inc < 1e-4 else 1
 
 

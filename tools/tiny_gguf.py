@@ -104,15 +104,12 @@ def add_tokenizer(w, hf_dir: Path, cfg: dict, pre: str = "gpt2"):
         w.add_chat_template(tok_cfg["chat_template"])
 
 
-def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
-    import gguf
-
-    hf_dir = Path(hf_dir)
-    cfg = json.loads((hf_dir / "config.json").read_text())
-    w = gguf.GGUFWriter(str(out), "llama")
+def add_decoder_metadata(w, cfg: dict, blocks: int):
+    """The sizes every decoder GGUF states (context, widths, `blocks` blocks, heads, norm
+    epsilon, RoPE base), from Hugging Face config `cfg`, in llama.cpp's converter's order."""
     w.add_context_length(cfg["max_position_embeddings"])
     w.add_embedding_length(cfg["hidden_size"])
-    w.add_block_count(cfg["num_hidden_layers"])
+    w.add_block_count(blocks)
     w.add_feed_forward_length(cfg["intermediate_size"])
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
@@ -120,6 +117,23 @@ def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
     w.add_value_length(cfg["head_dim"])
     w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     w.add_rope_freq_base(cfg["rope_theta"])
+
+
+def close_gguf(w):
+    """Writes what GGUFWriter `w` holds and closes it."""
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
+    import gguf
+
+    hf_dir = Path(hf_dir)
+    cfg = json.loads((hf_dir / "config.json").read_text())
+    w = gguf.GGUFWriter(str(out), "llama")
+    add_decoder_metadata(w, cfg, cfg["num_hidden_layers"])
     w.add_vocab_size(cfg["vocab_size"])
     add_tokenizer(w, hf_dir, cfg)
     for name, a in gguf_tensors(hf_dir, qtype).items():
@@ -129,10 +143,7 @@ def write_gguf(hf_dir: Path, out: Path, qtype: str = "F32") -> Path:
             w.add_tensor(name, gguf.quants.quantize(a, kind), raw_dtype=kind)
         else:
             w.add_tensor(name, a.astype(np.float16 if t == "F16" else np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    close_gguf(w)
     return out
 
 

@@ -1,8 +1,9 @@
 // Every GGUF block type we load, against the PyPI gguf package's own dequantization:
 // tests/fixtures/gguf/quant_types.gguf holds, per type, a tensor written by gguf and
 // gguf.quants.dequantize of it (tools/make_gguf_quant_fixture.py). Our conversion to
-// MLX's affine form must give the same values, and our CPU kernels must multiply by
-// them (groups of 16 included); malformed blocks and unknown types are refused by name.
+// MLX's affine form (MXFP4: MLX's mxfp4) must give the same values, and our CPU kernels
+// must multiply by them (groups of 16 included); malformed blocks and unknown types are
+// refused by name.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
+#include "heron/kernels/gather_matmul.h"
 #include "heron/kernels/qmm_cpu.h"
 #include "heron/kernels/quantized_matmul.h"
 #include "model_file_writers.h"
@@ -66,7 +68,7 @@ struct GgufQuants : ::testing::Test {
 };
 
 TEST_F(GgufQuants, EveryTypeDequantizesAsGguf) {
-  const auto groups = heron::io::gguf_group_sizes(header_);
+  const auto forms = heron::io::gguf_quant_forms(header_);
   for (const auto& [type, want] : kTypes) {
     SCOPED_TRACE(type);
     const auto& w = weights_.at(type + ".weight");
@@ -75,7 +77,8 @@ TEST_F(GgufQuants, EveryTypeDequantizesAsGguf) {
     EXPECT_EQ(w.shape(), (mx::Shape{3, kCols * want.bits / 32}));
     EXPECT_EQ(scales.dtype(), mx::float32);
     EXPECT_EQ(scales.shape(), (mx::Shape{3, kCols / want.group_size}));
-    EXPECT_EQ(groups.at(type), want.group_size);
+    EXPECT_EQ(forms.at(type).group_size, want.group_size);
+    EXPECT_EQ(forms.at(type).mode, "affine");
     auto ours = floats(
         mx::dequantize(w, scales, weights_.at(type + ".biases"), want.group_size, want.bits));
     auto ref = floats(weights_.at("ref." + type));
@@ -131,6 +134,40 @@ TEST_F(GgufQuants, GroupsOf16OutsideOurKernels) {
   const float scale = mx::max(mx::abs(ref)).item<float>();
   EXPECT_LE(mx::max(mx::abs(mx::subtract(mx::astype(ours, mx::float32), ref))).item<float>(),
             2e-2f * scale);
+}
+
+// gpt-oss's MXFP4 blocks become MLX's mxfp4 (codes repacked, E8M0 scales kept): MLX's
+// dequantize, our gathered-expert kernel and MLX's quantized matmul all give gguf's values;
+// a 1-D MXFP4 tensor becomes them as float32.
+TEST_F(GgufQuants, Mxfp4BecomesMlxMxfp4) {
+  const auto& w = weights_.at("MXFP4.weight");
+  const auto& scales = weights_.at("MXFP4.scales");
+  EXPECT_EQ(w.dtype(), mx::uint32);
+  EXPECT_EQ(w.shape(), (mx::Shape{3, kCols / 8}));
+  EXPECT_EQ(scales.dtype(), mx::uint8);
+  EXPECT_EQ(scales.shape(), (mx::Shape{3, kCols / 32}));
+  EXPECT_EQ(weights_.count("MXFP4.biases"), 0u);
+  const auto forms = heron::io::gguf_quant_forms(header_);
+  EXPECT_EQ(forms.at("MXFP4").group_size, 32);
+  EXPECT_EQ(forms.at("MXFP4").mode, "mxfp4");
+  const auto ours = floats(mx::dequantize(w, scales, std::nullopt, 32, 4, "mxfp4"));
+  EXPECT_EQ(ours, floats(weights_.at("ref.MXFP4")));  // bit for bit
+  EXPECT_EQ(floats(weights_.at("vec.MXFP4")), floats(weights_.at("ref.vec.MXFP4")));
+
+  auto x = mx::random::normal({1, 1, kCols}, mx::float32, 0.0f, 1.0f, mx::random::key(5));
+  auto ref = mx::matmul(mx::reshape(x, {1, kCols}), mx::transpose(weights_.at("ref.MXFP4")));
+  const auto experts = mx::array({0u, 0u}, {2});  // the matrix as a one-expert stack, twice
+  auto stacked = [](const mx::array& a) { return mx::expand_dims(a, 0); };
+  const auto stacked_scales = stacked(scales);
+  auto gathered =
+      heron::kernels::gather_matmul(x, stacked(w), &stacked_scales, nullptr, experts, 32, 4);
+  auto mlx = mx::quantized_matmul(mx::reshape(x, {1, kCols}), w, scales, std::nullopt, true, 32, 4,
+                                  "mxfp4");
+  mx::eval(ref, gathered, mlx);
+  const float scale = mx::max(mx::abs(ref)).item<float>();
+  for (const auto& product : {mx::reshape(gathered, {2, 3}), mlx}) {
+    EXPECT_LE(mx::max(mx::abs(mx::subtract(product, ref))).item<float>(), 1e-5f * scale);
+  }
 }
 
 // The MLX-free type table (what the header reader and create see) and the converter

@@ -221,7 +221,7 @@ TEST_F(WeightsTest, RefusesUnsupportedGgufTypeAtLoad) {
                   gguf_path +
                       ": tensor 'blk.0.ffn_down.weight' has unsupported tensor type IQ2_XXS (16) "
                       "(supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, "
-                      "Q5_K, Q6_K, BF16)");
+                      "Q5_K, Q6_K, BF16, MXFP4)");
 }
 
 // Metadata MLX 0.32's own GGUF reader crashed on or misread loads like any other.

@@ -34,12 +34,12 @@ std::string ggml_type_label(uint32_t type) {
 
 bool ggml_type_loadable(uint32_t type) {
   auto t = static_cast<GGMLType>(type);
-  return t == GGMLType::F32 || t == GGMLType::F16 || t == GGMLType::BF16 ||
+  return t == GGMLType::F32 || t == GGMLType::F16 || t == GGMLType::BF16 || t == GGMLType::MXFP4 ||
          ggml_type_quantized(type);
 }
 
 bool ggml_type_quantized(uint32_t type) {
-  return ggml_code_bits(type) > 0;
+  return ggml_code_bits(type) > 0 && static_cast<GGMLType>(type) != GGMLType::MXFP4;
 }
 
 int ggml_code_bits(uint32_t type) {
@@ -51,6 +51,7 @@ int ggml_code_bits(uint32_t type) {
     case GGMLType::Q4_0:
     case GGMLType::Q4_1:
     case GGMLType::Q4_K:
+    case GGMLType::MXFP4:
       return 4;
     case GGMLType::Q5_0:
     case GGMLType::Q5_1:

@@ -21,7 +21,8 @@ enum class GGMLType : uint32_t {
   Q4_K = 12,
   Q5_K = 13,
   Q6_K = 14,
-  BF16 = 30
+  BF16 = 30,
+  MXFP4 = 39
 };
 
 struct GGMLTypeInfo {
@@ -36,15 +37,15 @@ const GGMLTypeInfo* ggml_type_info(uint32_t type);
 // "Q4_1 (3)", or "unknown (77)".
 std::string ggml_type_label(uint32_t type);
 
-// The types load_gguf_tensors accepts: the float ones and the quantized ones.
+// The types load_gguf_tensors accepts: the float ones, the quantized ones and MXFP4.
 bool ggml_type_loadable(uint32_t type);
 
 // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K: block types we turn into
 // affine weight/scales/biases triples (ggml_blocks.h, which must agree: a unit test checks).
 bool ggml_type_quantized(uint32_t type);
 
-// The width of a block type's own codes (Q4_K: 4, Q5_0: 5, Q6_K: 6, Q8_0: 8); 0 for
-// float and unsupported types.
+// The width of a block type's own codes (Q4_K and MXFP4: 4, Q5_0: 5, Q6_K: 6, Q8_0: 8); 0
+// for float and unsupported types.
 int ggml_code_bits(uint32_t type);
 
 // "F32, F16, BF16, Q4_0, ...": the loadable types, for error messages.

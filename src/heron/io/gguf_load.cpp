@@ -6,6 +6,7 @@
 #include "heron/io/file_errors.h"
 #include "heron/io/file_reader.h"
 #include "heron/io/ggml_blocks.h"
+#include "heron/io/ggml_mxfp4.h"
 #include "heron/io/weights.h"
 
 // load_gguf_tensors: the tensors of a validated GGUF header, read and converted here
@@ -16,9 +17,17 @@ namespace mx = mlx::core;
 
 namespace {
 
+bool is_matrix_weight(const GGUFTensorInfo& t) {
+  return t.dims.size() >= 2 && t.name.ends_with(".weight") && t.name.size() > 7;
+}
+
 bool becomes_affine(const GGUFTensorInfo& t) {
-  return ggml_type_quantized(t.type) && t.dims.size() >= 2 && t.name.ends_with(".weight") &&
-         t.name.size() > 7;
+  return ggml_type_quantized(t.type) && is_matrix_weight(t);
+}
+
+// MXFP4 matrices stay MXFP4: MLX's mxfp4 weight and scales (ggml_mxfp4.h).
+bool becomes_mxfp4(const GGUFTensorInfo& t) {
+  return static_cast<GGMLType>(t.type) == GGMLType::MXFP4 && is_matrix_weight(t);
 }
 
 // Refuse unsupported types and name clashes before reading any tensor data.
@@ -32,11 +41,9 @@ void check_gguf_loadable(const GGUFHeader& h) {
     }
     for (uint64_t d : t.dims) check_mlx_dim(h.path, t.name, d);
     std::vector<std::string> names = {t.name};
-    if (becomes_affine(t)) {
-      const std::string prefix = t.name.substr(0, t.name.size() - 7);
-      names.push_back(prefix + ".scales");
-      names.push_back(prefix + ".biases");
-    }
+    const std::string prefix = t.name.substr(0, t.name.size() - 7);
+    if (becomes_affine(t) || becomes_mxfp4(t)) names.push_back(prefix + ".scales");
+    if (becomes_affine(t)) names.push_back(prefix + ".biases");
     for (const auto& n : names) {
       if (!outputs.insert(n).second) {
         fail_file(h.path, "tensor name " + in_quotes(n) + " would be loaded twice");
@@ -76,24 +83,38 @@ void load_tensor(FileReader& r, const GGUFHeader& h, const GGUFTensorInfo& t, We
   }
   uint64_t count = 1;
   for (auto d : t.dims) count *= d;
+  const auto cols = static_cast<int64_t>(t.dims[0]);
+  const std::string prefix = t.name.substr(0, t.name.size() - 7);
+  auto shaped = [&](const mx::array& x) {  // rows' axes as the tensor's, x's last axis
+    auto shape = shape_of(t);
+    shape.back() = x.shape(1);
+    return mx::reshape(x, shape);
+  };
+  if (type == GGMLType::MXFP4) {
+    if (!becomes_mxfp4(t)) {
+      out.insert_or_assign(
+          t.name,
+          mx::reshape(ggml_mxfp4_to_float(data.get(), static_cast<int64_t>(count), h.path, t.name),
+                      shape_of(t)));
+      return;
+    }
+    auto m =
+        ggml_mxfp4_to_mlx(data.get(), static_cast<int64_t>(count) / cols, cols, h.path, t.name);
+    out.insert_or_assign(t.name, shaped(m.weight));
+    out.insert_or_assign(prefix + ".scales", shaped(m.scales));
+    return;
+  }
   if (!becomes_affine(t)) {
     auto values =
         ggml_blocks_to_float(t.type, data.get(), static_cast<int64_t>(count), h.path, t.name);
     out.insert_or_assign(t.name, mx::reshape(values, shape_of(t)));
     return;
   }
-  const auto cols = static_cast<int64_t>(t.dims[0]);
   auto a = ggml_blocks_to_affine(t.type, data.get(), static_cast<int64_t>(count) / cols, cols,
                                  h.path, t.name);
-  auto shape = shape_of(t);
-  auto reshaped = [&](const mx::array& x) {
-    shape.back() = x.shape(1);
-    return mx::reshape(x, shape);
-  };
-  const std::string prefix = t.name.substr(0, t.name.size() - 7);
-  out.insert_or_assign(t.name, reshaped(a.weight));
-  out.insert_or_assign(prefix + ".scales", reshaped(a.scales));
-  out.insert_or_assign(prefix + ".biases", reshaped(a.biases));
+  out.insert_or_assign(t.name, shaped(a.weight));
+  out.insert_or_assign(prefix + ".scales", shaped(a.scales));
+  out.insert_or_assign(prefix + ".biases", shaped(a.biases));
 }
 
 }  // namespace
@@ -106,14 +127,14 @@ WeightMap load_gguf_tensors(const GGUFHeader& header) {
   return arrays;
 }
 
-std::map<std::string, int> gguf_group_sizes(const GGUFHeader& header) {
-  std::map<std::string, int> groups;
+std::map<std::string, GgufQuantForm> gguf_quant_forms(const GGUFHeader& header) {
+  std::map<std::string, GgufQuantForm> forms;
   for (const auto& t : header.tensors) {
-    if (becomes_affine(t)) {
-      groups[t.name.substr(0, t.name.size() - 7)] = ggml_affine_form(t.type)->group_size;
-    }
+    const std::string prefix = t.name.substr(0, t.name.size() - 7);
+    if (becomes_affine(t)) forms[prefix] = {ggml_affine_form(t.type)->group_size, "affine"};
+    if (becomes_mxfp4(t)) forms[prefix] = {32, "mxfp4"};
   }
-  return groups;
+  return forms;
 }
 
 }  // namespace heron::io

@@ -31,13 +31,20 @@ WeightMap load_safetensors_file(const std::filesystem::path& path);
 //    e.g. SmolLM2-135M Q4_1 blk.0.attn_q.weight (GGUF dims [576, 576]) gives weight
 //    uint32 [576, 72], scales/biases [576, 18]; a Q6_K [2048, 640] ffn_down gives weight
 //    [640, 512] and scales/biases [640, 128] (8 bits, groups of 16).
+//  - MXFP4 matrices (gpt-oss's experts) become MLX's mxfp4: P.weight uint32 [.., K/8] and
+//    P.scales uint8 [.., K/32], the codes repacked, not decoded (ggml_mxfp4.h).
 //  - Block-type tensors that are not such matrices are dequantized to float32.
 // Refused with a heron::Error naming the file and tensor, before any data is read:
 // other tensor types ("unsupported tensor type IQ2_XXS (16) (supported: ...)") and
 // names that would clash with a generated P.scales / P.biases. Malformed blocks (a
 // non-finite scale) are refused as they are read.
 WeightMap load_gguf_tensors(const GGUFHeader& header);
-// The group size of every affine triple load_gguf_tensors gives, by prefix P.
-std::map<std::string, int> gguf_group_sizes(const GGUFHeader& header);
+// How load_gguf_tensors gives each quantized matrix P: MLX's affine triple with its group
+// size, or (MXFP4 blocks) MLX's mxfp4 P.weight and P.scales, groups of 32.
+struct GgufQuantForm {
+  int group_size;
+  std::string mode;  // "affine" or "mxfp4"
+};
+std::map<std::string, GgufQuantForm> gguf_quant_forms(const GGUFHeader& header);
 
 }  // namespace heron::io

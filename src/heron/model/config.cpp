@@ -318,6 +318,14 @@ ModelConfig config_from_gguf(const json& meta, const std::string& source) {
     if (t == "linear") {
       c.rope_scaling.type = "linear";
       c.rope_scaling.factor = positive_float(meta, a + "rope.scaling.factor", 1.0f, source);
+    } else if (t == "yarn") {
+      auto& s = c.rope_scaling;
+      s.type = "yarn";
+      s.factor = positive_float(meta, a + "rope.scaling.factor", 1.0f, source);
+      s.original_max_position =
+          positive_int_or(meta, a + "rope.scaling.original_context_length", 4096, source);
+      s.beta_fast = positive_float(meta, a + "rope.scaling.yarn_beta_fast", 32.0f, source);
+      s.beta_slow = positive_float(meta, a + "rope.scaling.yarn_beta_slow", 1.0f, source);
     } else if (t != "none") {
       fail(source, "unsupported rope scaling type " + t.dump());
     }
@@ -331,6 +339,13 @@ ModelConfig config_from_gguf(const json& meta, const std::string& source) {
     c.sliding_window_pattern = 6;
     c.query_pre_attn_scalar = static_cast<float>(c.head_dim ? c.head_dim : 256);
     c.embed_scale = std::sqrt(static_cast<float>(c.hidden_size));
+  }
+  if (c.architecture == "gpt-oss") {
+    // As llama.cpp runs it: even layers slide, the experts gate with the clamp at 7.
+    c.sliding_window = positive_int_or(meta, a + "attention.sliding_window", 128, source);
+    c.sliding_layers.assign(static_cast<size_t>(c.num_layers), false);
+    for (int i = 0; i < c.num_layers; i += 2) c.sliding_layers[i] = true;
+    c.swiglu_limit = 7.0f;
   }
   if (meta.contains("tokenizer.ggml.tokens") && meta["tokenizer.ggml.tokens"].is_array()) {
     c.vocab_size = static_cast<int>(meta["tokenizer.ggml.tokens"].size());

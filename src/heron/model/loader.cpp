@@ -84,9 +84,10 @@ LoadedModel load_gguf(const fs::path& path, const LoadOptions& options) {
   }
   // Each block type has its own group size: say so per layer, in mlx-lm's form.
   json quantization = {{"group_size", 32}};
-  for (const auto& [prefix, group] : io::gguf_group_sizes(header)) {
+  for (const auto& [prefix, form] : io::gguf_quant_forms(header)) {
     const std::string hf = hf_name_from_gguf(prefix + ".weight", arch);
-    quantization[hf.substr(0, hf.size() - 7)] = {{"group_size", group}};
+    quantization[hf.substr(0, hf.size() - 7)] = {{"group_size", form.group_size},
+                                                 {"mode", form.mode}};
   }
   return load_gguf_described(header.metadata, std::move(renamed), quantization, path.string(),
                              options);
@@ -130,6 +131,13 @@ std::string hf_name_from_gguf(const std::string& name, const std::string& archit
   static const std::regex layer(R"(blk\.(\d+)\.([a-z_]+)\.(\w+))");
   std::smatch m;
   if (std::regex_match(name, m, layer)) {
+    if (architecture == "gpt-oss") {
+      // gpt-oss norms before attention and before the experts; its sinks are one vector.
+      if (m[2] == "post_attention_norm") {
+        return "model.layers." + m[1].str() + ".post_attention_layernorm." + m[3].str();
+      }
+      if (m[2] == "attn_sinks") return "model.layers." + m[1].str() + ".self_attn.sinks";
+    }
     if (architecture == "gemma3") {
       for (const auto& [gguf, hf] : gemma3_parts) {
         if (m[2] == gguf) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();

@@ -258,13 +258,14 @@ class Creator {
   // values), to be quantized anew.
   static io::WeightMap dequantized_gguf_tensors(const io::GGUFHeader& header) {
     auto arrays = io::load_gguf_tensors(header);
-    for (const auto& [prefix, group] : io::gguf_group_sizes(header)) {
+    for (const auto& [prefix, form] : io::gguf_quant_forms(header)) {
       const auto w = arrays.at(prefix + ".weight");
       const auto scales = arrays.at(prefix + ".scales");
-      const int bits = w.shape(-1) * 32 / (scales.shape(-1) * group);
-      arrays.insert_or_assign(
-          prefix + ".weight",
-          mx::dequantize(w, scales, arrays.at(prefix + ".biases"), group, bits));
+      const int bits = w.shape(-1) * 32 / (scales.shape(-1) * form.group_size);
+      std::optional<mx::array> biases;
+      if (form.mode == "affine") biases = arrays.at(prefix + ".biases");
+      arrays.insert_or_assign(prefix + ".weight",
+                              mx::dequantize(w, scales, biases, form.group_size, bits, form.mode));
       arrays.erase(prefix + ".scales");
       arrays.erase(prefix + ".biases");
     }
