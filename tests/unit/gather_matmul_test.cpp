@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <mlx/ops.h>
 #include <mlx/primitives.h>
@@ -146,6 +147,19 @@ TEST_P(GatherMatmul, Mxfp4ExpertsMatchGatherQmm) {
     EXPECT_LE(
         relative_error(gather_matmul(x2, w, &scales, nullptr, i2, 32, 4), reference(x2, i2, true)),
         1e-5f);
+  }
+  // The smallest scales, 2^-127 and 2^-126 (E8M0 bytes 0 and 1: subnormal halves), and the
+  // next, times inputs scaled to keep the products in range.
+  const int K = 64, N = 8;
+  const auto w = mx::quantize(random({kExperts, N, K}, seed++), 32, 4, "mxfp4")[0];
+  const auto x = mx::multiply(random({4, 1, K}, seed++), mx::array(std::ldexp(1.0f, 120)));
+  const auto idx = expert_indices({4}, seed++, false);
+  for (int e : {0, 1, 2}) {
+    SCOPED_TRACE("scale byte " + std::to_string(e));
+    const auto scales = mx::full({kExperts, N, K / 32}, mx::array(e, mx::uint8));
+    const auto ref = mx::gather_qmm(x, w, scales, std::nullopt, std::nullopt, idx, true, 32, 4,
+                                    "mxfp4", std::nullopt, false);
+    EXPECT_LE(relative_error(gather_matmul(x, w, &scales, nullptr, idx, 32, 4), ref), 1e-5f);
   }
 }
 

@@ -1,7 +1,7 @@
 #include "heron/kernels/mxfp4_rows.h"
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
 #include <vector>
 
 #include "heron/kernels/avx2_util.h"
@@ -21,9 +21,11 @@ constexpr int kDotRows = 4;
 // Twice each code's value: integers, which the AVX2 decoder makes with one byte shuffle.
 constexpr int8_t kTwiceFp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 
-// Half of the group's scale 2^(e - 127), the factor of the doubled values.
+// Half of the group's scale 2^(e - 127), the factor of the doubled values: 2^(e - 128) built
+// from its bits (ldexp costs a library call a group), subnormal for e < 2.
 float half_scale(uint8_t e) {
-  return std::ldexp(1.0f, static_cast<int>(e) - 128);
+  const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+  return std::bit_cast<float>(bits);
 }
 
 void decode_row_scalar(const uint8_t* codes, const uint8_t* scales, int K, float* row) {
