@@ -174,7 +174,8 @@ def store_serve(heron_bin, store, tmp_path):
                                          ("tiny-llama", "mxfp4"), ("tiny-qwen3", "int4"),
                                          ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8"),
                                          ("tiny-qwen3-moe", "int4"), ("tiny-gpt-oss", "int4"),
-                                         ("tiny-gpt-oss-mxfp4", None)])
+                                         ("tiny-gpt-oss-mxfp4", None),
+                                         ("tiny-glm4-moe-lite", "int4")])
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
     """Quantized by create, or (quant None) stored as it comes: gpt-oss's MXFP4 experts
     are rewritten into mlx-lm's layout, which mlx-lm then reads."""
@@ -182,6 +183,25 @@ def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model
     assert r.returncode == 0, r.stderr
     ref_dir = as_hf_dir(store, "served", tmp_path / "hf")
     assert_answers_like_mlx_lm(store_serve, "served", ref_dir, "the quick brown fox", 12)
+
+
+def test_mlx_lm_quantized_latent_attention_matches_mlx_lm(create, store, store_serve, tmp_path):
+    """GLM-4.7-Flash as mlx_lm.convert quantizes it: latent attention's per-head
+    projections (embed_q, unembed_out, split from kv_b_proj) quantized as well, and the
+    experts stacked; stored as it comes and served, it answers as mlx-lm does."""
+    from mlx_lm import convert
+
+    q = tmp_path / "q"
+    convert(str(MODELS / "tiny-glm4-moe-lite"), mlx_path=str(q), quantize=True, q_group_size=32,
+            q_bits=4)
+    weights = {}
+    for f in q.glob("*.safetensors"):
+        weights.update(mx.load(str(f)))
+    assert "model.layers.1.self_attn.embed_q.scales" in weights
+    assert "model.layers.1.mlp.switch_mlp.up_proj.scales" in weights
+    r = create("mq", f"FROM {q}\n")
+    assert r.returncode == 0, r.stderr
+    assert_answers_like_mlx_lm(store_serve, "mq", q, "the quick brown fox", 12)
 
 
 def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):
@@ -599,8 +619,9 @@ def test_architectures_heron_cannot_run_are_refused_before_any_write(create, sto
         "num_layers": 2, "num_heads": 2, "d_ff": 128, "vocab_size": 512}))
     r = create("b", modelfile.format(t5=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
-    assert (f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, gpt-oss, "
-            "gpt_oss, llama, mistral, qwen3, qwen3_moe, qwen3moe)") in r.stderr
+    assert (f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, "
+            "glm4_moe_lite, gpt-oss, gpt_oss, llama, mistral, qwen3, qwen3_moe, qwen3moe)"
+            ) in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())

@@ -6,9 +6,9 @@
 #include "heron/engine/generator.h"
 #include "heron/model/loader.h"
 
+using heron::cache::PrefixCache;
 using heron::engine::GenerateOptions;
 using heron::engine::Next;
-using heron::cache::PrefixCache;
 using heron::engine::TokenStep;
 
 namespace {

@@ -23,6 +23,7 @@
 #include "heron/model/layers/moe.h"
 #include "heron/model/loader.h"
 #include "heron/store/create.h"
+#include "mlx_lm_reference.h"
 #include "temp_model_dir.h"
 
 namespace heron::model {
@@ -36,21 +37,12 @@ const std::string kMoe = kModels + "tiny-qwen3-moe";
 const LoadOptions kLoad{.dtype = mx::float32, .load_tokenizer = false};
 constexpr float kRelTol = 1e-4f;
 
-struct Reference {
-  std::vector<int> tokens;
-  mx::array logits{0.0f};
-};
-
-Reference reference() {
-  auto ref = mx::load_safetensors(kMoe + "/reference_logits.safetensors").first;
-  auto t = mx::astype(ref.at("tokens"), mx::int32);
-  mx::eval(t);
-  return {{t.data<int32_t>(), t.data<int32_t>() + t.size()}, ref.at("logits")};
+test::MlxLmReference reference() {
+  return test::mlx_lm_reference(kMoe);
 }
 
 float relative_error(const mx::array& ours, const mx::array& expected) {
-  return mx::max(mx::abs(mx::subtract(mx::astype(ours, mx::float32), expected))).item<float>() /
-         mx::max(mx::abs(expected)).item<float>();
+  return test::relative_error_to(ours, expected);
 }
 
 // Logits of tokens [from, to) after the caches hold [0, from).

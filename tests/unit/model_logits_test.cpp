@@ -78,7 +78,8 @@ TEST_P(ModelLogits, IncrementalDecodeMatchesMlxLm) {
 INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                          ::testing::Values("tiny-llama", "tiny-llama3", "tiny-qwen3",
                                            "tiny-llama-sharded", "tiny-gemma3", "tiny-qwen3-moe",
-                                           "tiny-gpt-oss", "tiny-gpt-oss-mxfp4"));
+                                           "tiny-gpt-oss", "tiny-gpt-oss-mxfp4",
+                                           "tiny-glm4-moe-lite"));
 
 // Sliding-window layers in rings of window + 3 (tiny-gemma3's window is 8 of its 64
 // positions, tiny-gpt-oss's 4), so they wrap many times: prefill longer than the ring,

@@ -91,29 +91,32 @@ void KVCache::load(const Segment& segment) {
 }
 
 SegmentPtr KVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
-  return kv_segment_from(begin, end, std::move(tensors), keys_, /*every_position=*/true,
+  return kv_segment_from(begin, end, std::move(tensors), keys_, values_, /*every_position=*/true,
                          "a KV cache");
 }
 
 SegmentPtr kv_segment_from(int begin, int end, std::vector<mx::array> tensors,
-                           const std::optional<mx::array>& like, bool every_position,
+                           const std::optional<mx::array>& like_keys,
+                           const std::optional<mx::array>& like_values, bool every_position,
                            const std::string& cache_kind) {
-  auto fits = [&](const mx::array& a) {
+  auto fits = [&](const mx::array& a, const std::optional<mx::array>& like) {
     const bool length = every_position ? a.shape(2) == end - begin : a.shape(2) <= end - begin;
     return a.ndim() == 4 && length && mx::issubdtype(a.dtype(), mx::floating) &&
            (!like || (a.shape(0) == like->shape(0) && a.shape(1) == like->shape(1) &&
                       a.shape(3) == like->shape(3) && a.dtype() == like->dtype()));
   };
-  if (tensors.size() != 2 || begin < 0 || end <= begin || !fits(tensors[0]) ||
-      tensors[1].shape() != tensors[0].shape() || tensors[1].dtype() != tensors[0].dtype()) {
+  // Values may be narrower or wider than keys (a latent cache's rotary keys), never longer.
+  if (tensors.size() != 2 || begin < 0 || end <= begin || !fits(tensors[0], like_keys) ||
+      !fits(tensors[1], like_values) || tensors[1].shape(0) != tensors[0].shape(0) ||
+      tensors[1].shape(1) != tensors[0].shape(1) || tensors[1].shape(2) != tensors[0].shape(2) ||
+      tensors[1].dtype() != tensors[0].dtype()) {
     throw Error("the saved tensors are not " + cache_kind + " segment of this model");
   }
   return std::make_unique<KVSegment>(begin, end, std::move(tensors[0]), std::move(tensors[1]));
 }
 
-KVSegment::KVSegment(int begin, mx::array keys, mx::array values)
-    : KVSegment(begin, begin + keys.shape(2), keys, values) {}
-
+KVSegment::KVSegment(int begin, const mx::array& keys, mx::array values)
+    : KVSegment(begin, begin + keys.shape(2), keys, std::move(values)) {}
 KVSegment::KVSegment(int begin, int end, mx::array keys, mx::array values)
     : begin_(begin), end_(end), keys_(std::move(keys)), values_(std::move(values)) {}
 

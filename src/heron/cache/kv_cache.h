@@ -33,7 +33,7 @@ class KVCache : public Cache {
 class KVSegment : public Segment {
  public:
   // Every position of [begin, begin + keys.shape(2)).
-  KVSegment(int begin, mlx::core::array keys, mlx::core::array values);
+  KVSegment(int begin, const mlx::core::array& keys, mlx::core::array values);
   // The last keys.shape(2) positions of [begin, end).
   KVSegment(int begin, int end, mlx::core::array keys, mlx::core::array values);
   int begin() const override { return begin_; }
@@ -51,10 +51,12 @@ class KVSegment : public Segment {
   mlx::core::array keys_, values_;
 };
 
-// A KVSegment rebuilt from Segment::tensors(), checked against the cache's buffer
-// (`like`, when it has one): every position of [begin, end), or at most that many.
+// A KVSegment rebuilt from Segment::tensors(), checked against the cache's buffers
+// (`like_keys`, `like_values`, when it has them): every position of [begin, end), or at
+// most that many.
 SegmentPtr kv_segment_from(int begin, int end, std::vector<mlx::core::array> tensors,
-                           const std::optional<mlx::core::array>& like, bool every_position,
+                           const std::optional<mlx::core::array>& like_keys,
+                           const std::optional<mlx::core::array>& like_values, bool every_position,
                            const std::string& cache_kind);
 
 // Positions [from, to) of a [B, H, T, D] array in a buffer of their own size.

@@ -215,6 +215,56 @@ void read_gpt_oss_hf(const json& config, ModelConfig& c, const std::string& sour
   }
 }
 
+// GLM-4.7-Flash's fields (glm4_moe_lite): latent attention with interleaved RoPE on the
+// rotary part, experts after the first dense layers with a sigmoid router and shared
+// experts. Only mlx-lm's choices: noaux_tc routing, experts in every later layer.
+void read_glm4_moe_lite_hf(const json& config, ModelConfig& c, const std::string& source) {
+  auto& m = c.mla;
+  m.q_lora_rank = positive_int_or(config, "q_lora_rank", 0, source, 1 << 16);
+  m.kv_lora_rank = positive_int(config, "kv_lora_rank", source, 1 << 16);
+  m.qk_nope_head_dim = positive_int(config, "qk_nope_head_dim", source, 4096);
+  m.qk_rope_head_dim = positive_int(config, "qk_rope_head_dim", source, 4096);
+  m.v_head_dim = positive_int(config, "v_head_dim", source, 4096);
+  if (m.qk_rope_head_dim % 2 != 0) fail(source, "'qk_rope_head_dim' must be even");
+  c.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  c.num_kv_heads = c.num_heads;
+  c.rope_traditional = true;
+  if (config.value("partial_rotary_factor", 1.0) != 1.0) {
+    fail(source, "'partial_rotary_factor' other than 1 is not supported");
+  }
+  if (c.rope_scaling.type == "yarn" || c.rope_scaling.type == "llama3") {
+    fail(source, "rope_scaling '" + c.rope_scaling.type +
+                     "' is not supported with latent attention (only linear or none)");
+  }
+  c.num_experts = positive_int(config, "n_routed_experts", source, 1 << 16);
+  c.experts_per_token = positive_int(config, "num_experts_per_tok", source, c.num_experts);
+  c.moe_intermediate_size = positive_int(config, "moe_intermediate_size", source);
+  c.norm_topk_prob = config.value("norm_topk_prob", true);
+  c.num_shared_experts = positive_int_or(config, "n_shared_experts", 0, source, 1 << 10);
+  const json dense = config.value("first_k_dense_replace", json(0));
+  if (!dense.is_number_integer() || dense.get<int64_t>() < 0 ||
+      dense.get<int64_t>() > c.num_layers) {
+    fail(source, "'first_k_dense_replace' must be a number of layers (0.." +
+                     std::to_string(c.num_layers) + ")");
+  }
+  c.first_dense_layers = dense.get<int>();
+  if (positive_int_or(config, "moe_layer_freq", 1, source) != 1) {
+    fail(source, "'moe_layer_freq' other than 1 is not supported");
+  }
+  if (config.value("topk_method", "noaux_tc") != "noaux_tc" ||
+      config.value("scoring_func", "sigmoid") != "sigmoid") {
+    fail(source, "only the 'noaux_tc' top-k method with 'sigmoid' scores is supported");
+  }
+  c.sigmoid_routing = true;
+  c.routed_scaling = positive_float(config, "routed_scaling_factor", 1.0f, source);
+  c.expert_groups = positive_int_or(config, "n_group", 1, source, c.num_experts);
+  c.topk_groups = positive_int_or(config, "topk_group", 1, source, c.expert_groups);
+  if (c.num_experts % c.expert_groups != 0 ||
+      (c.expert_groups > 1 && c.num_experts / c.expert_groups < 2)) {
+    fail(source, "'n_routed_experts' must split into 'n_group' groups of at least 2");
+  }
+}
+
 }  // namespace
 
 EncoderConfig encoder_config_from_hf(const json& config, const std::string& source) {
@@ -267,6 +317,7 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   if (c.architecture == "gemma3_text") read_gemma3_hf(config, c, source);
   if (c.architecture == "qwen3_moe") read_experts_hf(config, c, source);
   if (c.architecture == "gpt_oss") read_gpt_oss_hf(config, c, source);
+  if (c.architecture == "glm4_moe_lite") read_glm4_moe_lite_hf(config, c, source);
   c.attention_bias = config.value("attention_bias", false);
   if (config.contains("max_position_embeddings")) {
     c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);

@@ -33,6 +33,17 @@ struct QuantScheme {
   std::string mode = "affine";
 };
 
+// Multi-head latent attention (DeepSeek V2/V3, GLM-4.7-Flash): keys and values are
+// projected from one compressed latent per position, which is all the cache keeps
+// (kv_lora_rank values) beside a rotary key shared by the heads (qk_rope_head_dim).
+struct LatentAttentionDims {
+  int q_lora_rank = 0;   // 0: queries straight from the hidden state
+  int kv_lora_rank = 0;  // 0: not latent attention
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
 struct ModelConfig {
   std::string architecture;  // registry key: "llama", "qwen3"
   int vocab_size = 0;
@@ -75,9 +86,27 @@ struct ModelConfig {
   int decoder_sparse_step = 1;  // every step-th layer has experts
   float swiglu_limit = 0.0f;    // > 0: the experts gate as gpt-oss does (clamped_swiglu)
   std::vector<int> mlp_only_layers;
+  int first_dense_layers = 0;  // the first layers have a dense MLP (GLM's first_k_dense_replace)
+  // GLM-4.7-Flash's router: sigmoid scores, chosen after adding a per-expert correction
+  // bias (the router's e_score_correction_bias), the best topk_groups of expert_groups
+  // groups first; the chosen scores (renormalized where norm_topk_prob) times
+  // routed_scaling. Softmax routers (Qwen3-MoE, gpt-oss) otherwise.
+  bool sigmoid_routing = false;
+  int expert_groups = 1;
+  int topk_groups = 1;
+  float routed_scaling = 1.0f;
+  int num_shared_experts = 0;  // always-on experts of width moe_intermediate_size each
   bool layer_has_experts(int i) const {
-    return num_experts > 0 && (i + 1) % decoder_sparse_step == 0 &&
+    return num_experts > 0 && i >= first_dense_layers && (i + 1) % decoder_sparse_step == 0 &&
            std::find(mlp_only_layers.begin(), mlp_only_layers.end(), i) == mlp_only_layers.end();
+  }
+  LatentAttentionDims mla;
+  bool latent_attention() const { return mla.kv_lora_rank > 0; }
+  // Values one layer's full cache keeps per position: keys and values, or a latent and
+  // its rotary key.
+  int cached_values_per_token() const {
+    return latent_attention() ? mla.kv_lora_rank + mla.qk_rope_head_dim
+                              : 2 * num_kv_heads * head_dim;
   }
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;

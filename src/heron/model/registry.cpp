@@ -14,10 +14,15 @@ using Builder = std::function<std::unique_ptr<Model>(const ModelConfig&, Weights
 
 const std::map<std::string, Builder>& builders() {
   static const std::map<std::string, Builder> table = {
-      {"gemma3", arch::build_gemma3},   {"gemma3_text", arch::build_gemma3},
-      {"gpt-oss", arch::build_gpt_oss}, {"gpt_oss", arch::build_gpt_oss},
-      {"llama", arch::build_llama},     {"mistral", arch::build_llama},
-      {"qwen3", arch::build_qwen3},     {"qwen3_moe", arch::build_qwen3},
+      {"gemma3", arch::build_gemma3},
+      {"gemma3_text", arch::build_gemma3},
+      {"glm4_moe_lite", arch::build_glm4_moe_lite},
+      {"gpt-oss", arch::build_gpt_oss},
+      {"gpt_oss", arch::build_gpt_oss},
+      {"llama", arch::build_llama},
+      {"mistral", arch::build_llama},
+      {"qwen3", arch::build_qwen3},
+      {"qwen3_moe", arch::build_qwen3},
       {"qwen3moe", arch::build_qwen3},
   };
   return table;

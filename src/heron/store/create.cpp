@@ -365,6 +365,9 @@ class Creator {
              {"num_hidden_layers", "block_count"},
              {"num_experts", "expert_count"},
              {"num_local_experts", "expert_count"},
+             {"n_routed_experts", "expert_count"},
+             {"n_shared_experts", "expert_shared_count"},
+             {"kv_lora_rank", "attention.kv_lora_rank"},
              {"num_experts_per_tok", "expert_used_count"}}) {
       if (config.contains(hf)) out.model_info[family + "." + ollama] = config[hf];
     }

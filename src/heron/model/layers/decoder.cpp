@@ -16,7 +16,10 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
     blocks_.push_back(Block{
         RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps),
         RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps),
-        Attention::load(w, p + ".self_attn", c, rope, options.qk_norm, c.window_of_layer(i)),
+        c.latent_attention()
+            ? decltype(Block::attention)(LatentAttention::load(w, p + ".self_attn", c))
+            : decltype(Block::attention)(Attention::load(w, p + ".self_attn", c, rope,
+                                                         options.qk_norm, c.window_of_layer(i))),
         c.layer_has_experts(i) ? decltype(Block::mlp)(MixtureOfExperts::load(w, p + ".mlp", c))
                                : decltype(Block::mlp)(GatedMLP::load(w, p + ".mlp")),
     });
@@ -29,7 +32,9 @@ Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool wan
   auto h = embed_(batch.input_ids);
   for (size_t i = 0; i < blocks_.size(); ++i) {
     const auto& b = blocks_[i];
-    h = mx::add(h, b.attention(b.input_norm(h), batch, *caches[i]));
+    const auto attention_in = b.input_norm(h);
+    h = mx::add(h, std::visit([&](const auto& a) { return a(attention_in, batch, *caches[i]); },
+                              b.attention));
     const auto normed = b.post_attention_norm(h);
     h = mx::add(h, std::visit([&](const auto& mlp) { return mlp(normed); }, b.mlp));
   }

@@ -2,11 +2,13 @@
 // A pre-norm decoder-only transformer (embeddings, N blocks of attention + gated MLP or
 // mixture of experts, final norm, output head). Architectures configure it in their own
 // short files; which layers have experts, and which attend through a sliding window, is
-// the config's (ModelConfig::layer_has_experts, window_of_layer).
+// the config's (ModelConfig::layer_has_experts, window_of_layer), as is latent attention
+// in place of grouped-query attention (ModelConfig::latent_attention).
 #include <variant>
 #include <vector>
 
 #include "heron/model/layers/attention.h"
+#include "heron/model/layers/latent_attention.h"
 #include "heron/model/layers/mlp.h"
 #include "heron/model/layers/moe.h"
 #include "heron/model/model.h"
@@ -26,7 +28,7 @@ class DecoderModel : public Model {
  private:
   struct Block {
     RMSNorm input_norm, post_attention_norm;
-    Attention attention;
+    std::variant<Attention, LatentAttention> attention;
     std::variant<GatedMLP, MixtureOfExperts> mlp;
   };
   Embedding embed_;

@@ -183,10 +183,55 @@ MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
   m.top_k_ = c.experts_per_token;
   m.normalize_ = c.norm_topk_prob;
   m.swiglu_limit_ = c.swiglu_limit;
+  if (c.sigmoid_routing) {
+    const std::string bias = router + ".e_score_correction_bias";
+    auto b = w.take(bias);
+    if (b.ndim() != 1 || b.shape(0) != c.num_experts) {
+      throw Error(w.source() + ": '" + bias + "' must hold one value per expert");
+    }
+    m.score_bias_ = mx::astype(b, mx::float32);
+    m.groups_ = c.expert_groups;
+    m.topk_groups_ = c.topk_groups;
+    m.scaling_ = c.routed_scaling;
+  }
+  if (c.num_shared_experts > 0) m.shared_ = GatedMLP::load(w, prefix + ".shared_experts");
   return m;
 }
 
+std::pair<mx::array, mx::array> MixtureOfExperts::route_sigmoid(const mx::array& logits) const {
+  const auto scores = mx::sigmoid(mx::astype(logits, mx::float32));
+  // The bias only steers the choice (it balances the experts' load); weights are the scores.
+  auto biased = mx::add(scores, *score_bias_);
+  const int experts = biased.shape(-1);
+  if (groups_ > 1) {
+    // Groups ranked by the sum of their two best scores; all but the best topk_groups_ out.
+    auto grouped_shape = biased.shape();
+    grouped_shape.back() = groups_;
+    grouped_shape.push_back(experts / groups_);
+    auto grouped = mx::reshape(biased, grouped_shape);
+    const auto group_scores = mx::sum(mx::topk(grouped, 2, -1), -1, /*keepdims=*/true);
+    const int dropped = groups_ - topk_groups_;
+    auto stop = group_scores.shape();
+    stop[stop.size() - 2] = dropped;
+    const auto drop =
+        mx::slice(mx::argpartition(group_scores, dropped - 1, -2), mx::Shape(stop.size(), 0), stop);
+    grouped = mx::put_along_axis(grouped, drop, mx::array(0.0f), -2);
+    biased = mx::reshape(grouped, scores.shape());
+  }
+  auto stop = biased.shape();
+  stop.back() = top_k_;
+  auto chosen = mx::slice(mx::argpartition(mx::negative(biased), top_k_ - 1, -1),
+                          mx::Shape(stop.size(), 0), stop);
+  auto weights = mx::take_along_axis(scores, chosen, -1);
+  if (top_k_ > 1 && normalize_) {
+    weights =
+        mx::divide(weights, mx::add(mx::sum(weights, -1, /*keepdims=*/true), mx::array(1e-20f)));
+  }
+  return {chosen, mx::multiply(weights, mx::array(scaling_))};
+}
+
 std::pair<mx::array, mx::array> MixtureOfExperts::route(const mx::array& logits) const {
+  if (score_bias_) return route_sigmoid(logits);
   if (kernels::route_top_k_supported(logits, top_k_, mx::to_stream({}))) {
     return kernels::route_top_k(logits, top_k_, normalize_);
   }
@@ -212,6 +257,11 @@ mx::array MixtureOfExperts::gated(const mx::array& x, const mx::array& experts, 
 }
 
 mx::array MixtureOfExperts::operator()(const mx::array& x) const {
+  auto routed = experts(x);
+  return shared_ ? mx::add(routed, (*shared_)(x)) : routed;
+}
+
+mx::array MixtureOfExperts::experts(const mx::array& x) const {
   const auto [chosen, weights] = route(router_(x));
   // A few tokens (decode) on the CPU: the experts in one node.
   const auto gate_up = gate_up_ ? gate_up_->affine() : std::nullopt;
@@ -242,7 +292,8 @@ mx::array MixtureOfExperts::operator()(const mx::array& x) const {
     shape.push_back(x.shape(-1));
     y = mx::reshape(mx::take(down_(h, experts, true), mx::argsort(order), 0), shape);
   }
-  return mx::sum(mx::multiply(y, mx::expand_dims(weights, -1)), -2);
+  // Float32 router weights (sigmoid routing) must not promote a half-precision model.
+  return mx::astype(mx::sum(mx::multiply(y, mx::expand_dims(weights, -1)), -2), x.dtype());
 }
 
 }  // namespace heron::model

@@ -11,6 +11,7 @@
 
 #include "heron/kernels/moe_experts.h"
 #include "heron/model/layers/linear.h"
+#include "heron/model/layers/mlp.h"
 
 namespace heron::model {
 
@@ -50,14 +51,19 @@ class SwitchLinear {
 
 class MixtureOfExperts {
  public:
-  // PREFIX.gate or PREFIX.router (the router, [experts, hidden]) and the experts'
-  // gate/up/down projections.
+  // PREFIX.gate or PREFIX.router (the router, [experts, hidden]; with sigmoid routing
+  // also PREFIX.gate.e_score_correction_bias), the experts' gate/up/down projections and,
+  // where the config has them, the shared experts (PREFIX.shared_experts, one gated MLP).
   static MixtureOfExperts load(Weights& w, const std::string& prefix, const ModelConfig& c);
   mlx::core::array operator()(const mlx::core::array& x) const;
 
  private:
   // The top_k_ experts of each token ([..., k], in no particular order) and their weights.
   std::pair<mlx::core::array, mlx::core::array> route(const mlx::core::array& logits) const;
+  // The routed experts' share of the output.
+  mlx::core::array experts(const mlx::core::array& x) const;
+  // The same for a sigmoid router (ModelConfig::sigmoid_routing).
+  std::pair<mlx::core::array, mlx::core::array> route_sigmoid(const mlx::core::array& logits) const;
   // silu(gate(x)) * up(x) of the given experts (clamped_swiglu where the config says).
   mlx::core::array gated(const mlx::core::array& x, const mlx::core::array& experts,
                          bool sorted) const;
@@ -66,9 +72,13 @@ class MixtureOfExperts {
   std::optional<SwitchLinear> gate_up_;
   std::optional<SwitchLinear> gate_, up_;
   SwitchLinear down_;
+  std::optional<GatedMLP> shared_;
+  std::optional<mlx::core::array> score_bias_;  // [experts] float32: sigmoid routing only
   int top_k_ = 1;
+  int groups_ = 1, topk_groups_ = 1;
   bool normalize_ = false;
   float swiglu_limit_ = 0.0f;
+  float scaling_ = 1.0f;
 };
 
 }  // namespace heron::model
