@@ -139,6 +139,20 @@ TEST_P(AttentionKernel, ReadsStridedInputs) {
   EXPECT_LE(relative_error(random({1, 9, 4, D}, 404), kv, kv, true), kTol);
 }
 
+// Latent attention's shapes: one kv head read by every query head, values narrower than
+// the keys and read in place as their first columns (a latent cache's rows hold the
+// latent, then the rotary key). Decode with the keys split across threads, causal
+// prefill, and a prefill after a cached prefix.
+TEST_P(AttentionKernel, ValuesOfTheirOwnWidthMatchMlx) {
+  const int D = 80, Dv = 64, G = 8;
+  for (const auto& [L, T] : {std::pair{1, 1000}, {257, 257}, {5, 300}}) {
+    SCOPED_TRACE("L " + std::to_string(L) + " T " + std::to_string(T));
+    auto rows = random({1, 1, T, D}, 600 + T);
+    auto values = mx::slice(rows, {0, 0, 0, 0}, {1, 1, T, Dv});
+    EXPECT_LE(relative_error(random({1, G, L, D}, 700 + L), rows, values, L > 1), kTol);
+  }
+}
+
 TEST_P(AttentionKernel, ComposesWithOtherOps) {
   auto q = random({1, 4, 6, 64}, 500);
   auto k = random({1, 2, 6, 64}, 501);

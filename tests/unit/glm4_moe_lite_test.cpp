@@ -2,7 +2,8 @@
 // tools/make_tiny_glm4_moe_lite.py) beyond the logits ModelLogits compares: mlx-lm's own
 // layout (kv_b_proj split into embed_q / unembed_out, experts stacked) gives the same
 // logits; the latent cache rolls back, saves and restores (also through the tensors the
-// disk tier stores) and keeps only a latent and a rotary key per position; broken configs
+// disk tier stores) and keeps only a latent and a rotary key per position, which the
+// attention kernel reads in place; broken configs
 // and weights are clear errors.
 #include <gtest/gtest.h>
 
@@ -96,13 +97,16 @@ TEST(Glm4MoeLite, LatentCacheRollsBackAndRestores) {
   }
   for (int at = 48; at < 64; ++at) ASSERT_LE(forward(restored, at, at + 1), 1e-4f) << at;
 
-  // A latent of 32 and a rotary key of 16 float32 values per position, in 256-position steps.
+  // A latent of 32 and a rotary key of 16 float32 values per position, in 256-position
+  // steps, saved as one row per position.
   EXPECT_EQ(restored[0]->nbytes(), size_t{256} * (32 + 16) * 4);
   const auto tensors = restored[2]->save(0, 64)->tensors();
-  EXPECT_EQ(tensors[0].shape(), (mx::Shape{1, 1, 64, 32}));
-  EXPECT_EQ(tensors[1].shape(), (mx::Shape{1, 1, 64, 16}));
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].shape(), (mx::Shape{1, 1, 64, 48}));
   // Stored tensors of another shape are refused.
   EXPECT_THROW(caches[0]->segment_from(0, 64, {tensors[0], tensors[0]}), Error);
+  const auto latents_only = mx::slice(tensors[0], {0, 0, 0, 0}, {1, 1, 64, 32});
+  EXPECT_THROW(model.make_caches()[0]->segment_from(0, 64, {latents_only}), Error);
 }
 
 TEST(Glm4MoeLite, BrokenConfigsAndWeightsAreClearErrors) {

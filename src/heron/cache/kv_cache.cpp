@@ -22,42 +22,34 @@ int KVCache::capacity() const {
   return keys_ ? keys_->shape(2) : 0;
 }
 
-KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
-  const int n = keys.shape(2);
-  const int end = offset_ + n;
-  if (end > capacity()) {
-    // Keep the first offset_ positions (a rewind may have left a stale tail) and add
-    // whole kSteps until the new tokens fit.
-    const int kept = keys_ ? offset_ : 0;
-    const int grow = ((end - kept + kStep - 1) / kStep) * kStep;
-    auto k_shape = keys.shape();
-    auto v_shape = values.shape();
-    k_shape[2] = grow;
-    v_shape[2] = grow;
-    auto k_new = mx::zeros(k_shape, keys.dtype());
-    auto v_new = mx::zeros(v_shape, values.dtype());
-    if (keys_) {
-      // Trim unused tail (after a rewind) before appending the fresh block.
-      keys_ = mx::concatenate(
-          {mx::slice(*keys_, {0, 0, 0, 0}, {k_shape[0], k_shape[1], offset_, k_shape[3]}), k_new},
-          2);
-      values_ = mx::concatenate(
-          {mx::slice(*values_, {0, 0, 0, 0}, {v_shape[0], v_shape[1], offset_, v_shape[3]}), v_new},
-          2);
-    } else {
-      keys_ = k_new;
-      values_ = v_new;
+mx::array write_positions(std::optional<mx::array>& buffer, const mx::array& rows, int offset,
+                          int step) {
+  const int end = offset + rows.shape(2);
+  if (!buffer || end > buffer->shape(2)) {
+    // Keep the first `offset` positions (a rewind may have left a stale tail) and add
+    // whole steps until the new rows fit.
+    const int kept = buffer ? offset : 0;
+    auto shape = rows.shape();
+    shape[2] = ((end - kept + step - 1) / step) * step;
+    auto fresh = mx::zeros(shape, rows.dtype());
+    if (buffer) {
+      const auto& b = buffer->shape();
+      fresh =
+          mx::concatenate({mx::slice(*buffer, {0, 0, 0, 0}, {b[0], b[1], offset, b[3]}), fresh}, 2);
     }
+    buffer = fresh;
   }
-  const auto& ks = keys_->shape();
-  const auto& vs = values_->shape();
-  keys_ = mx::slice_update(*keys_, keys, mx::Shape{0, 0, offset_, 0},
-                           mx::Shape{ks[0], ks[1], end, ks[3]});
-  values_ = mx::slice_update(*values_, values, mx::Shape{0, 0, offset_, 0},
-                             mx::Shape{vs[0], vs[1], end, vs[3]});
-  offset_ = end;
-  return {mx::slice(*keys_, {0, 0, 0, 0}, {ks[0], ks[1], end, ks[3]}),
-          mx::slice(*values_, {0, 0, 0, 0}, {vs[0], vs[1], end, vs[3]})};
+  const auto& b = buffer->shape();
+  buffer =
+      mx::slice_update(*buffer, rows, mx::Shape{0, 0, offset, 0}, mx::Shape{b[0], b[1], end, b[3]});
+  return mx::slice(*buffer, {0, 0, 0, 0}, {b[0], b[1], end, b[3]});
+}
+
+KVHistory KVCache::update(const mx::array& keys, const mx::array& values) {
+  auto history = KVHistory{write_positions(keys_, keys, offset_, kStep),
+                           write_positions(values_, values, offset_, kStep)};
+  offset_ += keys.shape(2);
+  return history;
 }
 
 void KVCache::rewind(int n) {
@@ -91,34 +83,41 @@ void KVCache::load(const Segment& segment) {
 }
 
 SegmentPtr KVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
-  return kv_segment_from(begin, end, std::move(tensors), keys_, values_, /*every_position=*/true,
+  return kv_segment_from(begin, end, std::move(tensors), {keys_, values_}, /*every_position=*/true,
                          "a KV cache");
 }
 
 SegmentPtr kv_segment_from(int begin, int end, std::vector<mx::array> tensors,
-                           const std::optional<mx::array>& like_keys,
-                           const std::optional<mx::array>& like_values, bool every_position,
+                           const std::vector<std::optional<mx::array>>& like, bool every_position,
                            const std::string& cache_kind) {
-  auto fits = [&](const mx::array& a, const std::optional<mx::array>& like) {
+  auto fits = [&](const mx::array& a, const std::optional<mx::array>& buffer) {
     const bool length = every_position ? a.shape(2) == end - begin : a.shape(2) <= end - begin;
     return a.ndim() == 4 && length && mx::issubdtype(a.dtype(), mx::floating) &&
-           (!like || (a.shape(0) == like->shape(0) && a.shape(1) == like->shape(1) &&
-                      a.shape(3) == like->shape(3) && a.dtype() == like->dtype()));
+           a.shape(0) == tensors[0].shape(0) && a.shape(1) == tensors[0].shape(1) &&
+           a.shape(2) == tensors[0].shape(2) && a.dtype() == tensors[0].dtype() &&
+           (!buffer || (a.shape(0) == buffer->shape(0) && a.shape(1) == buffer->shape(1) &&
+                        a.shape(3) == buffer->shape(3) && a.dtype() == buffer->dtype()));
   };
-  // Values may be narrower or wider than keys (a latent cache's rotary keys), never longer.
-  if (tensors.size() != 2 || begin < 0 || end <= begin || !fits(tensors[0], like_keys) ||
-      !fits(tensors[1], like_values) || tensors[1].shape(0) != tensors[0].shape(0) ||
-      tensors[1].shape(1) != tensors[0].shape(1) || tensors[1].shape(2) != tensors[0].shape(2) ||
-      tensors[1].dtype() != tensors[0].dtype()) {
-    throw Error("the saved tensors are not " + cache_kind + " segment of this model");
-  }
-  return std::make_unique<KVSegment>(begin, end, std::move(tensors[0]), std::move(tensors[1]));
+  bool ok = tensors.size() == like.size() && begin >= 0 && end > begin;
+  for (size_t i = 0; ok && i < tensors.size(); ++i) ok = fits(tensors[i], like[i]);
+  if (!ok) throw Error("the saved tensors are not " + cache_kind + " segment of this model");
+  return std::make_unique<KVSegment>(begin, end, std::move(tensors));
 }
 
 KVSegment::KVSegment(int begin, const mx::array& keys, mx::array values)
-    : KVSegment(begin, begin + keys.shape(2), keys, std::move(values)) {}
+    : KVSegment(begin, begin + keys.shape(2), {keys, std::move(values)}) {}
+
 KVSegment::KVSegment(int begin, int end, mx::array keys, mx::array values)
-    : begin_(begin), end_(end), keys_(std::move(keys)), values_(std::move(values)) {}
+    : KVSegment(begin, end, {std::move(keys), std::move(values)}) {}
+
+KVSegment::KVSegment(int begin, int end, std::vector<mx::array> parts)
+    : begin_(begin), end_(end), parts_(std::move(parts)) {}
+
+size_t KVSegment::nbytes() const {
+  size_t n = 0;
+  for (const auto& p : parts_) n += p.nbytes();
+  return n;
+}
 
 std::pair<SegmentPtr, SegmentPtr> KVSegment::split(int at) const {
   if (at <= begin() || at >= end()) {
@@ -126,26 +125,32 @@ std::pair<SegmentPtr, SegmentPtr> KVSegment::split(int at) const {
                 std::to_string(end()) + " at " + std::to_string(at));
   }
   // Each half keeps the positions it holds; the data may start past the cut.
-  const int len = keys_.shape(2);
+  const int len = parts_[0].shape(2);
   const int cut = std::clamp(at - data_begin(), 0, len);
-  return {std::make_unique<KVSegment>(begin_, at, owned_positions(keys_, 0, cut),
-                                      owned_positions(values_, 0, cut)),
-          std::make_unique<KVSegment>(at, end_, owned_positions(keys_, cut, len),
-                                      owned_positions(values_, cut, len))};
+  std::vector<mx::array> first, second;
+  for (const auto& p : parts_) {
+    first.push_back(owned_positions(p, 0, cut));
+    second.push_back(owned_positions(p, cut, len));
+  }
+  return {std::make_unique<KVSegment>(begin_, at, std::move(first)),
+          std::make_unique<KVSegment>(at, end_, std::move(second))};
 }
 
 SegmentPtr KVSegment::merge(const Segment& next) const {
   const auto* kv = dynamic_cast<const KVSegment*>(&next);
-  if (kv == nullptr || next.begin() != end()) {
+  if (kv == nullptr || next.begin() != end() || kv->parts_.size() != parts_.size()) {
     throw Error("cannot merge a segment at " + std::to_string(next.begin()) +
                 " after a KV segment ending at " + std::to_string(end()));
   }
   // Data that does not run on into next's is of no use at the merged end.
   if (next.data_begin() != next.begin()) {
-    return std::make_unique<KVSegment>(begin_, kv->end_, kv->keys_, kv->values_);
+    return std::make_unique<KVSegment>(begin_, kv->end_, kv->parts_);
   }
-  return std::make_unique<KVSegment>(begin_, kv->end_, mx::concatenate({keys_, kv->keys_}, 2),
-                                     mx::concatenate({values_, kv->values_}, 2));
+  std::vector<mx::array> joined;
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    joined.push_back(mx::concatenate({parts_[i], kv->parts_[i]}, 2));
+  }
+  return std::make_unique<KVSegment>(begin_, kv->end_, std::move(joined));
 }
 
 }  // namespace heron::cache

@@ -245,7 +245,7 @@ void RotatingKVCache::load(const Segment& segment) {
 }
 
 SegmentPtr RotatingKVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
-  return kv_segment_from(begin, end, std::move(tensors), keys_, values_, /*every_position=*/false,
+  return kv_segment_from(begin, end, std::move(tensors), {keys_, values_}, /*every_position=*/false,
                          "a sliding-window cache");
 }
 

@@ -22,11 +22,14 @@ bool fast_path(const mx::array& q, const mx::array& k, const mx::array& v, bool 
   if (q.dtype() != mx::float32 || k.dtype() != mx::float32 || v.dtype() != mx::float32) {
     return false;
   }
-  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4 || k.shape() != v.shape()) return false;
+  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4) return false;
   const int D = q.shape(3);
+  const int Dv = v.shape(3);
   return q.shape(0) > 0 && q.shape(0) == k.shape(0) && k.shape(1) > 0 &&
          q.shape(1) % k.shape(1) == 0 && q.shape(2) > 0 && k.shape(2) > 0 && D > 0 && D % 8 == 0 &&
-         k.shape(3) == D && (!causal || q.shape(2) <= k.shape(2));
+         k.shape(3) == D && Dv > 0 && Dv % 8 == 0 && v.shape(0) == k.shape(0) &&
+         v.shape(1) == k.shape(1) && v.shape(2) == k.shape(2) &&
+         (!causal || q.shape(2) <= k.shape(2));
 }
 
 // One float32 sink per query head, or none.
@@ -39,7 +42,8 @@ bool sinks_fit(const std::optional<mx::array>& sinks, const mx::array& q) {
 mx::array run_primitive(const mx::Stream& s, float scale, bool causal, bool key_lengths,
                         std::vector<mx::array> inputs, const std::optional<mx::array>& sinks) {
   if (sinks) inputs.push_back(*sinks);
-  const auto shape = inputs[0].shape();
+  auto shape = inputs[0].shape();
+  shape.back() = inputs[2].shape(3);
   return mx::array(shape, mx::float32,
                    std::make_shared<ScaledDotProductAttentionCpu>(s, scale, causal, key_lengths,
                                                                   sinks.has_value()),

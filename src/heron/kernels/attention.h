@@ -11,8 +11,8 @@
 
 namespace heron::kernels {
 
-// q [B, Hq, L, D], k/v [B, Hkv, T, D] with Hq % Hkv == 0 (query head h reads
-// kv head h / (Hq / Hkv)) -> [B, Hq, L, D]. causal: query i sees keys
+// q [B, Hq, L, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv] with Hq % Hkv == 0 (query head h
+// reads kv head h / (Hq / Hkv)) -> [B, Hq, L, Dv]. causal: query i sees keys
 // j <= T - L + i (the mask is aligned to the end of the keys). sinks [Hq]: each head's
 // attention sink, a logit that joins the softmax and adds no value (mx::fast's sinks).
 mlx::core::array scaled_dot_product_attention(

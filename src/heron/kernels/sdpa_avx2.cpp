@@ -141,6 +141,7 @@ HERON_AVX2 void attend_blocks(const AttendArgs& a) {
   float* s = sbuf.data();
   int* n = nbuf.data();
   const int D = a.D;
+  const int Dv = a.Dv;
   int kend = a.k0;
   for (int r = 0; r < a.M; ++r) kend = std::max(kend, std::min(a.k1, a.end[r]));
   for (int kb = a.k0; kb < kend; kb += kBk) {
@@ -170,19 +171,19 @@ HERON_AVX2 void attend_blocks(const AttendArgs& a) {
       }
       const float alpha = softmax_row(sr, n[r], npad, a.m[r], a.l[r]);
       if (alpha != 1.0f) {
-        float* acc = a.acc + r * D;
+        float* acc = a.acc + r * Dv;
         const __m256 al = _mm256_set1_ps(alpha);
-        for (int d = 0; d < D; d += 8) {
+        for (int d = 0; d < Dv; d += 8) {
           _mm256_storeu_ps(acc + d, _mm256_mul_ps(al, _mm256_loadu_ps(acc + d)));
         }
       }
     }
     for (r = 0; r + 2 <= a.M; r += 2) {
       const int nr = std::max(n[r], n[r + 1]);
-      if (nr > 0) weighted_values_rows<2>(s + r * kBk, nr, v, a.v_stride, a.acc + r * D, D);
+      if (nr > 0) weighted_values_rows<2>(s + r * kBk, nr, v, a.v_stride, a.acc + r * Dv, Dv);
     }
     if (r < a.M && n[r] > 0) {
-      weighted_values_rows<1>(s + r * kBk, n[r], v, a.v_stride, a.acc + r * D, D);
+      weighted_values_rows<1>(s + r * kBk, n[r], v, a.v_stride, a.acc + r * Dv, Dv);
     }
   }
 }

@@ -74,7 +74,7 @@ Tile tile_of(const SdpaArgs& a, const Plan& p, int base) {
 float* out_row(const SdpaArgs& a, const Plan& p, const Tile& t, int r) {
   const int h = t.kvh * p.G + r / t.nq;
   const int pos = t.q0 + r % t.nq;
-  return a.out + ((int64_t{t.b} * a.Hq + h) * a.L + pos) * a.D;
+  return a.out + ((int64_t{t.b} * a.Hq + h) * a.L + pos) * a.Dv;
 }
 
 }  // namespace
@@ -93,6 +93,7 @@ void sdpa_cpu(const SdpaArgs& a) {
   const Plan p = make_plan(a, pool.size());
   const auto attend = sdpa_isa() == Isa::Avx2 ? attend_avx2 : attend_scalar;
   const int D = a.D;
+  const int Dv = a.Dv;
   const size_t rows = static_cast<size_t>(p.max_rows());
   // Split tasks leave (max, sum, unnormalised output) per row for the combine.
   std::vector<float> part_m, part_l, part_acc;
@@ -100,7 +101,7 @@ void sdpa_cpu(const SdpaArgs& a) {
     const size_t slots = static_cast<size_t>(p.base_tasks()) * p.nsplit * rows;
     part_m.resize(slots);
     part_l.resize(slots);
-    part_acc.resize(slots * D);
+    part_acc.resize(slots * Dv);
   }
 
   auto task = [&](int idx) {
@@ -116,7 +117,7 @@ void sdpa_cpu(const SdpaArgs& a) {
     mask.resize(static_cast<size_t>(M));
     m.assign(static_cast<size_t>(M), -std::numeric_limits<float>::infinity());
     l.assign(static_cast<size_t>(M), 0.0f);
-    acc.assign(static_cast<size_t>(M) * D, 0.0f);
+    acc.assign(static_cast<size_t>(M) * Dv, 0.0f);
     for (int r = 0; r < M; ++r) {
       const int h = t.kvh * p.G + r / t.nq;
       const int pos = t.q0 + r % t.nq;
@@ -143,6 +144,7 @@ void sdpa_cpu(const SdpaArgs& a) {
     args.mask = a.mask != nullptr ? mask.data() : nullptr;
     args.M = M;
     args.D = D;
+    args.Dv = Dv;
     args.k0 = split * p.split_len;
     args.k1 = std::min(a.T, args.k0 + p.split_len);
     args.m = m.data();
@@ -152,16 +154,16 @@ void sdpa_cpu(const SdpaArgs& a) {
     if (p.nsplit == 1) {
       for (int r = 0; r < M; ++r) {
         const float inv = 1.0f / l[r];
-        const float* src = acc.data() + int64_t{r} * D;
+        const float* src = acc.data() + int64_t{r} * Dv;
         float* dst = out_row(a, p, t, r);
-        for (int d = 0; d < D; ++d) dst[d] = src[d] * inv;
+        for (int d = 0; d < Dv; ++d) dst[d] = src[d] * inv;
       }
       return;
     }
     const size_t slot = (static_cast<size_t>(base) * p.nsplit + split) * rows;
     std::copy(m.begin(), m.end(), part_m.begin() + slot);
     std::copy(l.begin(), l.end(), part_l.begin() + slot);
-    std::copy(acc.begin(), acc.end(), part_acc.begin() + slot * D);
+    std::copy(acc.begin(), acc.end(), part_acc.begin() + slot * Dv);
   };
 
   // Merge the key splits of one tile: rescale each to the overall max.
@@ -173,17 +175,17 @@ void sdpa_cpu(const SdpaArgs& a) {
         mx = std::max(mx, part_m[(static_cast<size_t>(base) * p.nsplit + s) * rows + r]);
       }
       float* dst = out_row(a, p, t, r);
-      std::fill(dst, dst + D, 0.0f);
+      std::fill(dst, dst + Dv, 0.0f);
       float sum = 0.0f;
       for (int s = 0; s < p.nsplit; ++s) {
         const size_t i = (static_cast<size_t>(base) * p.nsplit + s) * rows + r;
         const float w = std::exp(part_m[i] - mx);  // 0 for a split the row cannot see
         sum += part_l[i] * w;
-        const float* src = part_acc.data() + i * D;
-        for (int d = 0; d < D; ++d) dst[d] += w * src[d];
+        const float* src = part_acc.data() + i * Dv;
+        for (int d = 0; d < Dv; ++d) dst[d] += w * src[d];
       }
       const float inv = 1.0f / sum;
-      for (int d = 0; d < D; ++d) dst[d] *= inv;
+      for (int d = 0; d < Dv; ++d) dst[d] *= inv;
     }
   };
 

@@ -18,10 +18,10 @@ struct SdpaArgs {
   // cache buffer, so their position stride need not equal D.
   const float* q;  // [B, Hq, L, D]
   const float* k;  // [B, Hkv, T, D]
-  const float* v;  // [B, Hkv, T, D]
-  float* out;      // [B, Hq, L, D], row-major
+  const float* v;  // [B, Hkv, T, Dv]
+  float* out;      // [B, Hq, L, Dv], row-major
   int64_t q_strides[3], k_strides[3], v_strides[3];
-  int B, Hq, Hkv, L, T, D;  // D a multiple of 8
+  int B, Hq, Hkv, L, T, D, Dv;  // D and Dv multiples of 8 (Dv: latent attention's own width)
   float scale;
   bool causal;
   const bool* mask = nullptr;  // [L, T] row-major, or none

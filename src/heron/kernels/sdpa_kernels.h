@@ -15,10 +15,10 @@ struct AttendArgs {
   int64_t k_stride, v_stride;
   const int* end;           // [M]
   const bool* const* mask;  // [M] rows of T flags, or nullptr: every key below end
-  int M, D, k0, k1;
+  int M, D, Dv, k0, k1;     // D: query/key width; Dv: value width
   float* m;    // [M]
   float* l;    // [M]
-  float* acc;  // [M, D]
+  float* acc;  // [M, Dv]
 };
 
 void attend_scalar(const AttendArgs& a);

@@ -68,6 +68,7 @@ void run(const std::vector<mx::array>& in, mx::array& out, float scale, bool cau
   a.Hq = q.shape(1);
   a.L = q.shape(2);
   a.D = q.shape(3);
+  a.Dv = v.shape(3);
   a.Hkv = k.shape(1);
   a.T = k.shape(2);
   a.scale = scale;
@@ -104,7 +105,9 @@ bool ScaledDotProductAttentionCpu::is_equivalent(const mx::Primitive& other) con
 
 std::vector<mx::Shape> ScaledDotProductAttentionCpu::output_shapes(
     const std::vector<mx::array>& inputs) {
-  return {inputs[0].shape()};
+  auto shape = inputs[0].shape();
+  shape.back() = inputs[2].shape(3);  // values may be wider or narrower than keys
+  return {shape};
 }
 
 }  // namespace heron::kernels

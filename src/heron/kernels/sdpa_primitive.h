@@ -18,7 +18,7 @@ class ScaledDotProductAttentionCpu : public mlx::core::UnaryPrimitive {
         key_lengths_(key_lengths),
         sinks_(sinks) {}
 
-  // inputs: q [B, Hq, L, D], k, v [B, Hkv, T, D], all float32; optionally a bool mask
+  // inputs: q [B, Hq, L, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv], all float32; optionally a bool mask
   // [L, T] (query i sees key j where true) or the key lengths; then optionally the sinks.
   void eval_cpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;
   void eval_gpu(const std::vector<mlx::core::array>& inputs, mlx::core::array& out) override;

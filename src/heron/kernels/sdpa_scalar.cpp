@@ -9,7 +9,7 @@ namespace heron::kernels {
 void attend_scalar(const AttendArgs& a) {
   for (int r = 0; r < a.M; ++r) {
     const float* q = a.q + int64_t{r} * a.D;
-    float* acc = a.acc + int64_t{r} * a.D;
+    float* acc = a.acc + int64_t{r} * a.Dv;
     float m = a.m[r];
     float l = a.l[r];
     const int k1 = a.k1 < a.end[r] ? a.k1 : a.end[r];
@@ -23,12 +23,12 @@ void attend_scalar(const AttendArgs& a) {
         // A new max: rescale what was accumulated under the old one.
         const float alpha = std::exp(m - s);  // 0 while m is -inf
         l *= alpha;
-        for (int d = 0; d < a.D; ++d) acc[d] *= alpha;
+        for (int d = 0; d < a.Dv; ++d) acc[d] *= alpha;
         m = s;
       }
       const float p = std::exp(s - m);
       l += p;
-      for (int d = 0; d < a.D; ++d) acc[d] += p * v[d];
+      for (int d = 0; d < a.Dv; ++d) acc[d] += p * v[d];
     }
     a.m[r] = m;
     a.l[r] = l;

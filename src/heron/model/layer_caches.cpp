@@ -1,6 +1,7 @@
 #include "heron/model/layer_caches.h"
 
 #include "heron/cache/kv_cache.h"
+#include "heron/cache/latent_cache.h"
 #include "heron/cache/rotating_kv_cache.h"
 
 namespace heron::model {
@@ -10,7 +11,9 @@ cache::Caches make_layer_caches(const ModelConfig& config, int slack) {
   caches.reserve(static_cast<size_t>(config.num_layers));
   for (int i = 0; i < config.num_layers; ++i) {
     const int window = config.window_of_layer(i);
-    if (window == 0) {
+    if (config.latent_attention()) {
+      caches.push_back(std::make_unique<cache::LatentCache>(config.mla.kv_lora_rank));
+    } else if (window == 0) {
       caches.push_back(std::make_unique<cache::KVCache>());
     } else {
       caches.push_back(std::make_unique<cache::RotatingKVCache>(

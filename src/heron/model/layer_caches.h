@@ -1,7 +1,7 @@
 #pragma once
 // One cache per layer as the model's attention needs it: a rotating window for
-// sliding-window layers, a full KV cache for the others. A latent-attention layer's KV
-// cache holds its latents as keys and its rotary keys as values (LatentAttention).
+// sliding-window layers, a latent cache for latent-attention layers, a full KV cache for
+// the others.
 #include "heron/cache/cache.h"
 #include "heron/model/config.h"
 

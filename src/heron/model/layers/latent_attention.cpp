@@ -1,12 +1,12 @@
 #include "heron/model/layers/latent_attention.h"
 
 #include <cmath>
-#include <limits>
 
 #include <mlx/ops.h>
 #include <mlx/transforms.h>
 
 #include "heron/core/error.h"
+#include "heron/kernels/attention.h"
 
 namespace heron::model {
 
@@ -42,30 +42,6 @@ std::pair<MultiLinear, MultiLinear> split_kv_b(Weights& w, const std::string& pr
 }
 
 }  // namespace
-
-mx::array attend_latents(const mx::array& q_latent, const mx::array& q_rope,
-                         const cache::KVHistory& history, float scale) {
-  const auto& latents = history.keys;
-  const int B = q_latent.shape(0);
-  const int heads = q_latent.shape(1);
-  const int L = q_latent.shape(2);
-  const int T = latents.shape(2);
-  // Every head reads the same latents: the heads' rows as one matrix [B, 1, heads * L, x],
-  // so each product reads the cache once.
-  auto rows = [&](const mx::array& q) { return mx::reshape(q, {B, 1, heads * L, q.shape(3)}); };
-  auto scores = mx::add(mx::matmul(rows(q_latent), mx::swapaxes(latents, -1, -2)),
-                        mx::matmul(rows(q_rope), mx::swapaxes(history.values, -1, -2)));
-  scores = mx::reshape(mx::multiply(scores, mx::array(scale, scores.dtype())), {B, heads, L, T});
-  if (L > 1) {
-    // Query i (position T - L + i) sees keys up to its own position.
-    const auto visible = mx::less_equal(mx::reshape(mx::arange(T), {1, T}),
-                                        mx::reshape(mx::arange(T - L, T), {L, 1}));
-    scores = mx::where(visible, scores,
-                       mx::array(-std::numeric_limits<float>::infinity(), scores.dtype()));
-  }
-  const auto probs = mx::reshape(mx::softmax(scores, -1, /*precise=*/true), {B, 1, heads * L, T});
-  return mx::reshape(mx::matmul(probs, latents), {B, heads, L, latents.shape(3)});
-}
 
 LatentAttention LatentAttention::load(Weights& w, const std::string& prefix, const ModelConfig& c) {
   LatentAttention a;
@@ -111,8 +87,12 @@ mx::array LatentAttention::operator()(const mx::array& x, const Batch& batch,
   const auto k_rope = (*rope_)(mx::expand_dims(kv_parts[1], 1), batch.seq_offsets);
   const auto q_rope = (*rope_)(q_parts[1], batch.seq_offsets);
   const auto history = cache.update(latent, k_rope);
-  auto out = attend_latents(embed_q_(q_parts[0]), q_rope, history, scale_);
-  out = unembed_out_(out);  // [B, heads, L, v]
+  // Scores are q_nope . (W_k latent) + q_rope . k_rope = [W_k^T q_nope | q_rope] . [latent |
+  // k_rope].
+  const auto queries = mx::concatenate({embed_q_(q_parts[0]), q_rope}, 3);
+  auto out =
+      kernels::scaled_dot_product_attention(queries, history.keys, history.values, scale_, L > 1);
+  out = unembed_out_(out);  // [B, heads, L, rank] -> [B, heads, L, v]
   out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * d.v_head_dim});
   return o_(out);
 }

@@ -3,7 +3,8 @@
 // projections: the cache keeps, per position, the normalized latent (kv_lora_rank values)
 // and one rotary key shared by the heads, never per-head keys and values. Queries are
 // taken into the latent space (embed_q) and each head's output out of it (unembed_out),
-// so attention runs over the latents themselves.
+// so attention runs over the latents themselves (cache::LatentCache keeps them; the
+// attention kernel reads its values, the latents, in place as the rows' first columns).
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,13 +17,6 @@
 #include "heron/model/layers/rope.h"
 
 namespace heron::model {
-
-// Attention of queries in latent space q_latent [B, heads, L, rank] and rotary queries
-// q_rope [B, heads, L, rope] over a latent cache's history (keys: the latents
-// [B, 1, T, rank]; values: the rotary keys [B, 1, T, rope]), causal, aligned to the end
-// of the history -> [B, heads, L, rank].
-mlx::core::array attend_latents(const mlx::core::array& q_latent, const mlx::core::array& q_rope,
-                                const cache::KVHistory& history, float scale);
 
 class LatentAttention {
  public:

@@ -3,6 +3,7 @@
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
+#include "heron/kernels/gather_matmul.h"
 
 namespace heron::model {
 
@@ -32,6 +33,20 @@ MultiLinear MultiLinear::from(mx::array weight) {
 }
 
 mx::array MultiLinear::operator()(const mx::array& x) const {
+  // On the CPU each head's rows times its matrix through our expert kernel (the heads as
+  // experts, each read once): MLX's CPU falls back to reference BLAS and scalar loops here.
+  const int B = x.shape(0), heads = x.shape(1), L = x.shape(2);
+  const auto rows = mx::expand_dims(x, 3);  // [B, heads, L, 1, in]
+  const auto head_of_row =
+      mx::broadcast_to(mx::reshape(mx::arange(heads, mx::uint32), {1, heads, 1}), {B, heads, L});
+  const auto* scales = scales_ ? &*scales_ : nullptr;
+  const auto* biases = biases_ ? &*biases_ : nullptr;
+  if (kernels::gather_matmul_supported(rows, weight_, scales, biases, head_of_row,
+                                       quant_.group_size, quant_.bits, mx::to_stream({}))) {
+    const auto out = kernels::gather_matmul(rows, weight_, scales, biases, head_of_row,
+                                            quant_.group_size, quant_.bits);
+    return mx::squeeze(out, 3);
+  }
   if (weight_t_) return mx::matmul(x, *weight_t_);
   return mx::quantized_matmul(x, weight_, *scales_, biases_, true, quant_.group_size, quant_.bits,
                               quant_.mode);
