@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_reference_logits import models_dir_from_args, write_tiny_model  # noqa: E402
 from make_tiny_models import base_config  # noqa: E402
 from make_tiny_qwen3_moe import normal, random_decoder, save_llama_cpp_reference  # noqa: E402
-from tiny_gguf import add_decoder_metadata, add_tokenizer, close_gguf  # noqa: E402
+from tiny_gguf import add_decoder_metadata, add_tokenizer, close_gguf, decoder_tensors  # noqa: E402
 
 SEED = 29
 NAME = "tiny-gpt-oss"
@@ -133,14 +133,10 @@ def write_gguf(q: dict, c: dict, model_dir: Path, out: Path):
     g.add_rope_scaling_orig_ctx_len(rope["original_max_position_embeddings"])
     g.add_vocab_size(c["vocab_size"])
     add_tokenizer(g, model_dir, c, pre="gpt-4o")
-    t = {"token_embd.weight": q["model.embed_tokens.weight"],
-         "output_norm.weight": q["model.norm.weight"], "output.weight": q["lm_head.weight"]}
-    for i in range(c["num_hidden_layers"]):
+    layers = range(c["num_hidden_layers"])
+    t = decoder_tensors(q, GGUF_PARTS, zip(layers, layers), ("weight", "bias"))
+    for i in layers:
         p = f"model.layers.{i}."
-        for hf, name in GGUF_PARTS.items():
-            for suffix in ("weight", "bias"):
-                if f"{p}{hf}.{suffix}" in q:
-                    t[f"blk.{i}.{name}.{suffix}"] = q[f"{p}{hf}.{suffix}"]
         t[f"blk.{i}.attn_sinks.weight"] = q[p + "self_attn.sinks"]
         e = p + "mlp.experts."
         gate_up = ggml_mxfp4(q[e + "gate_up_proj_blocks"], q[e + "gate_up_proj_scales"])

@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_reference_logits import (  # noqa: E402
     models_dir_from_args, save_safetensors_sorted, write_tiny_model)
 from make_tiny_models import qwen3_config  # noqa: E402
-from tiny_gguf import add_decoder_metadata, add_tokenizer, close_gguf  # noqa: E402
+from tiny_gguf import (  # noqa: E402
+    add_decoder_metadata, add_tokenizer, decoder_tensors, stacked_experts, write_float32)
 
 SEED = 23
 EXPERT_STD = 0.15  # the experts' outputs then move the logits by O(0.1): a wrong expert shows
@@ -120,18 +121,11 @@ def write_gguf(w: dict, c: dict, model_dir: Path, out: Path):
     g.add_expert_feed_forward_length(c["moe_intermediate_size"])
     g.add_vocab_size(c["vocab_size"])
     add_tokenizer(g, model_dir, c, pre="qwen2")  # llama.cpp's qwen3moe refuses pre gpt2
-    t = {"token_embd.weight": w["model.embed_tokens.weight"],
-         "output_norm.weight": w["model.norm.weight"]}
+    t = decoder_tensors(w, GGUF_PARTS, list(enumerate(layers)))
     for n, i in enumerate(layers):
-        p = f"model.layers.{i}."
-        for hf, name in GGUF_PARTS.items():
-            t[f"blk.{n}.{name}.weight"] = w[p + hf + ".weight"]
-        for proj in ("gate", "up", "down"):
-            t[f"blk.{n}.ffn_{proj}_exps.weight"] = np.stack(
-                [w[f"{p}mlp.experts.{e}.{proj}_proj.weight"] for e in range(c["num_experts"])])
-    for name, a in sorted(t.items()):
-        g.add_tensor(name, a.astype(np.float32))
-    close_gguf(g)
+        for proj, a in stacked_experts(w, i, c["num_experts"]).items():
+            t[f"blk.{n}.ffn_{proj}_exps.weight"] = a
+    write_float32(g, t)
 
 
 def llama_cpp_logits(path: Path, tokens) -> np.ndarray:

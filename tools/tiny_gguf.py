@@ -104,9 +104,10 @@ def add_tokenizer(w, hf_dir: Path, cfg: dict, pre: str = "gpt2"):
         w.add_chat_template(tok_cfg["chat_template"])
 
 
-def add_decoder_metadata(w, cfg: dict, blocks: int):
+def add_decoder_metadata(w, cfg: dict, blocks: int, value_length: int | None = None):
     """The sizes every decoder GGUF states (context, widths, `blocks` blocks, heads, norm
-    epsilon, RoPE base), from Hugging Face config `cfg`, in llama.cpp's converter's order."""
+    epsilon, RoPE base), from Hugging Face config `cfg`, in llama.cpp's converter's order.
+    Values are head_dim wide unless `value_length` says otherwise."""
     w.add_context_length(cfg["max_position_embeddings"])
     w.add_embedding_length(cfg["hidden_size"])
     w.add_block_count(blocks)
@@ -114,9 +115,40 @@ def add_decoder_metadata(w, cfg: dict, blocks: int):
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
     w.add_key_length(cfg["head_dim"])
-    w.add_value_length(cfg["head_dim"])
+    w.add_value_length(value_length or cfg["head_dim"])
     w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     w.add_rope_freq_base(cfg["rope_theta"])
+
+
+def decoder_tensors(w: dict, parts: dict, layers, suffixes=("weight",)) -> dict:
+    """GGUF names -> arrays of Hugging Face weights `w`: the embeddings, the final norm, the
+    head where `w` has one, and for each (block, layer) pair of `layers` the layer's tensors
+    `parts` names (Hugging Face part -> GGUF part) with each of `suffixes` that `w` holds."""
+    t = {"token_embd.weight": w["model.embed_tokens.weight"],
+         "output_norm.weight": w["model.norm.weight"]}
+    if "lm_head.weight" in w:
+        t["output.weight"] = w["lm_head.weight"]
+    for n, i in layers:
+        for hf, name in parts.items():
+            for suffix in suffixes:
+                if f"model.layers.{i}.{hf}.{suffix}" in w:
+                    t[f"blk.{n}.{name}.{suffix}"] = w[f"model.layers.{i}.{hf}.{suffix}"]
+    return t
+
+
+def stacked_experts(w: dict, layer: int, experts: int, names=("gate", "up", "down")) -> dict:
+    """ffn_{name}_exps: layer `layer`'s experts' {name}_proj weights stacked, as llama.cpp's
+    converter stores them."""
+    p = f"model.layers.{layer}.mlp.experts."
+    return {name: np.stack([w[f"{p}{e}.{name}_proj.weight"] for e in range(experts)])
+            for name in names}
+
+
+def write_float32(w, tensors: dict):
+    """Adds `tensors` to GGUFWriter `w` as float32, in name order, then writes and closes it."""
+    for name, a in sorted(tensors.items()):
+        w.add_tensor(name, a.astype(np.float32))
+    close_gguf(w)
 
 
 def close_gguf(w):

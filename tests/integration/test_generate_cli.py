@@ -2,6 +2,7 @@
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,28 @@ def test_truncated_gguf_names_the_file(run, tmp_path, default_model):
     r = run("generate", "--model", bad, "--prompt", "hi")
     assert r.returncode == 1
     assert str(bad) in r.stderr
+
+
+def test_glm_gguf_answers_as_its_hugging_face_files(run, tmp_path):
+    """GLM-4.7-Flash as llama.cpp's GGUF (deepseek2) generates the Hugging Face files' text;
+    one stating softmax gating (DeepSeek-V2's, which heron does not run) is a clear error."""
+    from safetensors.numpy import load_file
+
+    from make_tiny_glm4_moe_lite import CONFIG, write_gguf
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    hf = fixtures / "models" / "tiny-glm4-moe-lite"
+    args = ["--prompt", "the quick brown fox", "--raw", "--temperature", "0", "--max-tokens", "12",
+            "--ignore-eos"]
+    a = run("generate", "--model", fixtures / "gguf" / "tiny-glm4-moe-lite.gguf", *args)
+    b = run("generate", "--model", hf, *args)
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    assert a.stdout == b.stdout and a.stdout.strip()
+    softmax = tmp_path / "softmax.gguf"
+    write_gguf(load_file(str(hf / "model.safetensors")), CONFIG, hf, softmax, gating="SOFTMAX")
+    r = run("generate", "--model", softmax, *args)
+    assert r.returncode == 1
+    assert f"{softmax}: only sigmoid expert gating (expert_gating_func 2) is supported" in r.stderr
 
 
 def test_not_a_model(run, tmp_path):

@@ -109,6 +109,26 @@ TEST(Glm4MoeLite, LatentCacheRollsBackAndRestores) {
   EXPECT_THROW(model.make_caches()[0]->segment_from(0, 64, {latents_only}), Error);
 }
 
+// llama.cpp's GGUF of the same weights (architecture deepseek2: attn_k_b / attn_v_b,
+// exp_probs_b, sigmoid gating in two groups; tools/make_tiny_glm4_moe_lite.py): llama.cpp's
+// logits (float32 there too: 1.1e-6 from mlx-lm's), and the Hugging Face files'.
+TEST(Glm4MoeLite, GgufGivesLlamaCppsLogits) {
+  const std::string gguf = std::string(HERON_FIXTURES) + "/gguf/tiny-glm4-moe-lite";
+  auto llama_cpp = mx::load_safetensors(gguf + ".llamacpp.safetensors").first;
+  const auto ref = reference();
+  ASSERT_TRUE(mx::array_equal(mx::astype(llama_cpp.at("tokens"), mx::int32),
+                              mx::array(ref.tokens.data(), {static_cast<int>(ref.tokens.size())}))
+                  .item<bool>());
+  auto logits = [&](const std::string& path) {
+    auto loaded = load_model(path, kLoad);
+    auto caches = loaded.model->make_caches();
+    return mx::squeeze(loaded.model->forward(Batch::single(ref.tokens, 0), caches).logits, 0);
+  };
+  const auto ours = logits(gguf + ".gguf");
+  EXPECT_LE(relative_error(ours, llama_cpp.at("logits")), 1e-4f);
+  EXPECT_LE(relative_error(ours, logits(kGlm)), 1e-5f);
+}
+
 TEST(Glm4MoeLite, BrokenConfigsAndWeightsAreClearErrors) {
   test::TempModelDir dir("heron-glm-broken", kGlm);
   auto weights = mx::load_safetensors(kGlm + "/model.safetensors").first;

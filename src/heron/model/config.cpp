@@ -265,6 +265,53 @@ void read_glm4_moe_lite_hf(const json& config, ModelConfig& c, const std::string
   }
 }
 
+// llama.cpp's deepseek2 (GLM-4.7-Flash, DeepSeek V3): latent attention stated as one
+// wide "head" (key_length = latent + rotary widths), the per-head widths in the *_mla
+// keys (absent in files from before the absorbed split, where kv_b stays whole);
+// interleaved RoPE; sigmoid-gated experts after the leading dense blocks.
+void read_deepseek2_gguf(const json& meta, ModelConfig& c, const std::string& source) {
+  const std::string a = "deepseek2.";
+  auto& m = c.mla;
+  m.q_lora_rank = positive_int_or(meta, a + "attention.q_lora_rank", 0, source, 1 << 16);
+  m.kv_lora_rank = positive_int(meta, a + "attention.kv_lora_rank", source, 1 << 16);
+  m.qk_rope_head_dim = positive_int(meta, a + "rope.dimension_count", source, 4096);
+  const bool absorbed = meta.contains(a + "attention.key_length_mla");
+  const int key = positive_int(
+      meta, a + (absorbed ? "attention.key_length_mla" : "attention.key_length"), source, 1 << 16);
+  if (key <= m.qk_rope_head_dim || m.qk_rope_head_dim % 2 != 0) {
+    fail(source, "the key length must exceed an even rotary width");
+  }
+  m.qk_nope_head_dim = key - m.qk_rope_head_dim;
+  m.v_head_dim =
+      positive_int(meta, a + (absorbed ? "attention.value_length_mla" : "attention.value_length"),
+                   source, 1 << 16);
+  c.head_dim = key;
+  c.num_kv_heads = c.num_heads;
+  c.rope_traditional = true;
+  if (c.rope_scaling.type == "yarn") {
+    fail(source, "YaRN rope scaling is not supported with latent attention");
+  }
+  if (c.num_experts == 0) fail(source, "a deepseek2 model without experts is not supported");
+  if (meta.value(a + "expert_gating_func", 1) != 2) {
+    fail(source, "only sigmoid expert gating (expert_gating_func 2) is supported");
+  }
+  c.sigmoid_routing = true;
+  c.norm_topk_prob = meta.value(a + "expert_weights_norm", false);
+  c.routed_scaling = positive_float(meta, a + "expert_weights_scale", 1.0f, source);
+  c.num_shared_experts = meta.value(a + "expert_shared_count", 0) > 0
+                             ? positive_int(meta, a + "expert_shared_count", source, 1 << 10)
+                             : 0;
+  c.first_dense_layers =
+      meta.value(a + "leading_dense_block_count", 0) > 0
+          ? positive_int(meta, a + "leading_dense_block_count", source, c.num_layers)
+          : 0;
+  c.expert_groups = positive_int_or(meta, a + "expert_group_count", 1, source, c.num_experts);
+  c.topk_groups = positive_int_or(meta, a + "expert_group_used_count", 1, source, c.expert_groups);
+  if (c.num_experts % c.expert_groups != 0) {
+    fail(source, "the experts must split into expert_group_count groups");
+  }
+}
+
 }  // namespace
 
 EncoderConfig encoder_config_from_hf(const json& config, const std::string& source) {
@@ -398,6 +445,7 @@ ModelConfig config_from_gguf(const json& meta, const std::string& source) {
     for (int i = 0; i < c.num_layers; i += 2) c.sliding_layers[i] = true;
     c.swiglu_limit = 7.0f;
   }
+  if (c.architecture == "deepseek2") read_deepseek2_gguf(meta, c, source);
   if (meta.contains("tokenizer.ggml.tokens") && meta["tokenizer.ggml.tokens"].is_array()) {
     c.vocab_size = static_cast<int>(meta["tokenizer.ggml.tokens"].size());
   }

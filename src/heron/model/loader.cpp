@@ -121,6 +121,21 @@ std::string hf_name_from_gguf(const std::string& name, const std::string& archit
       {"ffn_up_exps", "mlp.switch_mlp.up_proj"},
       {"ffn_down_exps", "mlp.switch_mlp.down_proj"},
   };
+  // deepseek2 (GLM-4.7-Flash): latent attention's projections, its per-head halves of
+  // kv_b (attn_k_b already transposed as mlx-lm's embed_q), shared experts.
+  static const std::vector<std::pair<std::string, std::string>> deepseek2_parts = {
+      {"attn_q_a", "self_attn.q_a_proj"},
+      {"attn_q_a_norm", "self_attn.q_a_layernorm"},
+      {"attn_q_b", "self_attn.q_b_proj"},
+      {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
+      {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
+      {"attn_kv_b", "self_attn.kv_b_proj"},
+      {"attn_k_b", "self_attn.embed_q"},
+      {"attn_v_b", "self_attn.unembed_out"},
+      {"ffn_gate_shexp", "mlp.shared_experts.gate_proj"},
+      {"ffn_up_shexp", "mlp.shared_experts.up_proj"},
+      {"ffn_down_shexp", "mlp.shared_experts.down_proj"},
+  };
   // Gemma 3 norms the residual branches on both sides: its ffn_norm is the norm before
   // the MLP, and two more follow attention and the MLP.
   static const std::vector<std::pair<std::string, std::string>> gemma3_parts = {
@@ -137,6 +152,14 @@ std::string hf_name_from_gguf(const std::string& name, const std::string& archit
         return "model.layers." + m[1].str() + ".post_attention_layernorm." + m[3].str();
       }
       if (m[2] == "attn_sinks") return "model.layers." + m[1].str() + ".self_attn.sinks";
+    }
+    if (architecture == "deepseek2") {
+      if (m[2] == "exp_probs_b") {
+        return "model.layers." + m[1].str() + ".mlp.gate.e_score_correction_bias";
+      }
+      for (const auto& [gguf, hf] : deepseek2_parts) {
+        if (m[2] == gguf) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
+      }
     }
     if (architecture == "gemma3") {
       for (const auto& [gguf, hf] : gemma3_parts) {

@@ -16,6 +16,7 @@ const std::map<std::string, Builder>& builders() {
   static const std::map<std::string, Builder> table = {
       {"gemma3", arch::build_gemma3},
       {"gemma3_text", arch::build_gemma3},
+      {"deepseek2", arch::build_glm4_moe_lite},
       {"glm4_moe_lite", arch::build_glm4_moe_lite},
       {"gpt-oss", arch::build_gpt_oss},
       {"gpt_oss", arch::build_gpt_oss},
