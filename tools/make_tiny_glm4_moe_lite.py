@@ -37,7 +37,7 @@ from make_reference_logits import models_dir_from_args, write_tiny_model  # noqa
 from make_tiny_models import base_config  # noqa: E402
 from make_tiny_qwen3_moe import norm, normal, save_llama_cpp_reference  # noqa: E402
 from tiny_gguf import (  # noqa: E402
-    add_decoder_metadata, add_tokenizer, decoder_tensors, stacked_experts, write_float32)
+    add_decoder_metadata, add_tokenizer, decoder_tensors, stacked_experts, write_tensors)
 
 SEED = 31
 NAME = "tiny-glm4-moe-lite"
@@ -104,10 +104,11 @@ GGUF_PARTS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_n
               "mlp.shared_experts.down_proj": "ffn_down_shexp"}
 
 
-def write_gguf(w: dict, c: dict, model_dir: Path, out: Path, gating: str = "SIGMOID"):
+def write_gguf(w: dict, c: dict, model_dir: Path, out: Path, gating: str = "SIGMOID",
+               qtype: str = "F32"):
     """Weights `w` (Hugging Face layout, config `c`, tokenizer files in `model_dir`) as
-    llama.cpp's converter writes GLM-4.7-Flash: architecture deepseek2, float32; `gating`
-    names the gguf.ExpertGatingFuncType stated."""
+    llama.cpp's converter writes GLM-4.7-Flash: architecture deepseek2, in `qtype`
+    (tiny_gguf.write_tensors); `gating` names the gguf.ExpertGatingFuncType stated."""
     import gguf
 
     nh, r, rope = c["num_attention_heads"], c["kv_lora_rank"], c["qk_rope_head_dim"]
@@ -144,7 +145,7 @@ def write_gguf(w: dict, c: dict, model_dir: Path, out: Path, gating: str = "SIGM
             t[f"blk.{i}.exp_probs_b.bias"] = w[bias]
             for proj, a in stacked_experts(w, i, c["n_routed_experts"]).items():
                 t[f"blk.{i}.ffn_{proj}_exps.weight"] = a
-    write_float32(g, t)
+    write_tensors(g, t, qtype)
 
 
 def main() -> int:

@@ -36,7 +36,7 @@ from make_reference_logits import (  # noqa: E402
     models_dir_from_args, save_safetensors_sorted, write_tiny_model)
 from make_tiny_models import qwen3_config  # noqa: E402
 from tiny_gguf import (  # noqa: E402
-    add_decoder_metadata, add_tokenizer, decoder_tensors, stacked_experts, write_float32)
+    add_decoder_metadata, add_tokenizer, decoder_tensors, stacked_experts, write_tensors)
 
 SEED = 23
 EXPERT_STD = 0.15  # the experts' outputs then move the logits by O(0.1): a wrong expert shows
@@ -125,7 +125,7 @@ def write_gguf(w: dict, c: dict, model_dir: Path, out: Path):
     for n, i in enumerate(layers):
         for proj, a in stacked_experts(w, i, c["num_experts"]).items():
             t[f"blk.{n}.ffn_{proj}_exps.weight"] = a
-    write_float32(g, t)
+    write_tensors(g, t)
 
 
 def llama_cpp_logits(path: Path, tokens) -> np.ndarray:

@@ -144,10 +144,19 @@ def stacked_experts(w: dict, layer: int, experts: int, names=("gate", "up", "dow
             for name in names}
 
 
-def write_float32(w, tensors: dict):
-    """Adds `tensors` to GGUFWriter `w` as float32, in name order, then writes and closes it."""
+def write_tensors(w, tensors: dict, qtype: str = "F32"):
+    """Adds `tensors` to GGUFWriter `w` in name order, then writes and closes it: float32,
+    or with qtype Q4_0 / Q8_0 every matrix whose rows split into 32-value blocks in that type
+    but the norms and the router (as llama.cpp's quantizer keeps them)."""
+    import gguf
+
     for name, a in sorted(tensors.items()):
-        w.add_tensor(name, a.astype(np.float32))
+        matrix = a.ndim >= 2 and a.shape[-1] % 32 == 0
+        if qtype != "F32" and matrix and "norm" not in name and "ffn_gate_inp" not in name:
+            kind = getattr(gguf.GGMLQuantizationType, qtype)
+            w.add_tensor(name, gguf.quants.quantize(a.astype(np.float32), kind), raw_dtype=kind)
+        else:
+            w.add_tensor(name, a.astype(np.float32))
     close_gguf(w)
 
 
