@@ -199,6 +199,14 @@ MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
 }
 
 std::pair<mx::array, mx::array> MixtureOfExperts::route_sigmoid(const mx::array& logits) const {
+  const kernels::SigmoidRouting rule{.k = top_k_,
+                                     .groups = groups_,
+                                     .topk_groups = topk_groups_,
+                                     .normalize = normalize_,
+                                     .scaling = scaling_};
+  if (kernels::route_sigmoid_top_k_supported(logits, *score_bias_, rule, mx::to_stream({}))) {
+    return kernels::route_sigmoid_top_k(logits, *score_bias_, rule);
+  }
   const auto scores = mx::sigmoid(mx::astype(logits, mx::float32));
   // The bias only steers the choice (it balances the experts' load); weights are the scores.
   auto biased = mx::add(scores, *score_bias_);
