@@ -619,9 +619,9 @@ def test_architectures_heron_cannot_run_are_refused_before_any_write(create, sto
         "num_layers": 2, "num_heads": 2, "d_ff": 128, "vocab_size": 512}))
     r = create("b", modelfile.format(t5=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
-    assert (f"{src}: unsupported architecture 't5' (supported: gemma3, gemma3_text, "
-            "glm4_moe_lite, gpt-oss, gpt_oss, llama, mistral, qwen3, qwen3_moe, qwen3moe)"
-            ) in r.stderr
+    assert (f"{src}: unsupported architecture 't5' (supported: deepseek2, gemma3, "
+            "gemma3_text, glm4_moe_lite, gpt-oss, gpt_oss, llama, mistral, qwen3, qwen3_moe, "
+            "qwen3moe)") in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())
