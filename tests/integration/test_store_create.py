@@ -4,6 +4,7 @@ ollama client."""
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,6 +203,30 @@ def test_mlx_lm_quantized_latent_attention_matches_mlx_lm(create, store, store_s
     r = create("mq", f"FROM {q}\n")
     assert r.returncode == 0, r.stderr
     assert_answers_like_mlx_lm(store_serve, "mq", q, "the quick brown fox", 12)
+
+
+def test_quantized_kv_b_is_split_and_quantized_again_as_mlx_lm_does(create, store, store_serve,
+                                                                     tmp_path):
+    """A GLM whose kv_b_proj alone is 4-bit (groups of 32): both split it into the per-head
+    halves and quantize each again (their groups run along other axes), so heron answers
+    as mlx-lm does, and the halves stay 4-bit rather than widening to float."""
+    src = MODELS / "tiny-glm4-moe-lite"
+    d = tmp_path / "kv_b_q4"
+    d.mkdir()
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(src / f, d / f)
+    weights = mx.load(str(src / "model.safetensors"))
+    for i in range(3):
+        name = f"model.layers.{i}.self_attn.kv_b_proj"
+        q, scales, biases = mx.quantize(weights.pop(name + ".weight"), group_size=32, bits=4)
+        weights.update({name + ".weight": q, name + ".scales": scales, name + ".biases": biases})
+    mx.save_safetensors(str(d / "model.safetensors"), weights)
+    config = json.loads((src / "config.json").read_text())
+    config["quantization"] = {"group_size": 32, "bits": 4}
+    (d / "config.json").write_text(json.dumps(config))
+    r = create("kvb", f"FROM {d}\n")
+    assert r.returncode == 0, r.stderr
+    assert_answers_like_mlx_lm(store_serve, "kvb", d, "the quick brown fox", 12)
 
 
 def test_gguf_source_is_stored_byte_for_byte(create, store, run, default_model, tmp_path):

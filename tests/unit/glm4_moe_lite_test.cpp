@@ -107,6 +107,8 @@ TEST(Glm4MoeLite, LatentCacheRollsBackAndRestores) {
   EXPECT_THROW(caches[0]->segment_from(0, 64, {tensors[0], tensors[0]}), Error);
   const auto latents_only = mx::slice(tensors[0], {0, 0, 0, 0}, {1, 1, 64, 32});
   EXPECT_THROW(model.make_caches()[0]->segment_from(0, 64, {latents_only}), Error);
+  const auto too_wide = mx::concatenate({tensors[0], latents_only}, 3);
+  EXPECT_THROW(model.make_caches()[0]->segment_from(0, 64, {too_wide}), Error);
 }
 
 // llama.cpp's GGUF of the same weights (architecture deepseek2: attn_k_b / attn_v_b,

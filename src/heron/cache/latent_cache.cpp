@@ -51,7 +51,7 @@ void LatentCache::load(const Segment& segment) {
 SegmentPtr LatentCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {
   auto segment = kv_segment_from(begin, end, std::move(tensors), {rows_}, /*every_position=*/true,
                                  "a latent cache");
-  if (segment->tensors()[0].shape(3) <= rank_) {
+  if (segment->tensors()[0].shape(3) != rank_ + rope_) {
     throw Error("the saved tensors are not a latent cache segment of this model");
   }
   return segment;

@@ -11,8 +11,8 @@ namespace heron::cache {
 
 class LatentCache : public Cache {
  public:
-  // rank: the latent's width (kv_lora_rank).
-  explicit LatentCache(int rank) : rank_(rank) {}
+  // rank: the latent's width (kv_lora_rank); rope: the rotary key's (qk_rope_head_dim).
+  LatentCache(int rank, int rope) : rank_(rank), rope_(rope) {}
   // latent [B, 1, L, rank], rotary_key [B, 1, L, rope] -> keys [B, 1, T, rank + rope],
   // values [B, 1, T, rank].
   KVHistory update(const mlx::core::array& latent, const mlx::core::array& rotary_key) override;
@@ -26,7 +26,7 @@ class LatentCache : public Cache {
 
  private:
   KVHistory history(const mlx::core::array& rows) const;
-  int rank_;
+  int rank_, rope_;
   std::optional<mlx::core::array> rows_;
   int offset_ = 0;
 };

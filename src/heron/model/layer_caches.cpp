@@ -12,7 +12,8 @@ cache::Caches make_layer_caches(const ModelConfig& config, int slack) {
   for (int i = 0; i < config.num_layers; ++i) {
     const int window = config.window_of_layer(i);
     if (config.latent_attention()) {
-      caches.push_back(std::make_unique<cache::LatentCache>(config.mla.kv_lora_rank));
+      caches.push_back(std::make_unique<cache::LatentCache>(config.mla.kv_lora_rank,
+                                                            config.mla.qk_rope_head_dim));
     } else if (window == 0) {
       caches.push_back(std::make_unique<cache::KVCache>());
     } else {

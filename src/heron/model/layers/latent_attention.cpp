@@ -15,15 +15,18 @@ namespace mx = mlx::core;
 namespace {
 
 // kv_b_proj [heads * (nope + v), rank] as the two per-head projections: the key part
-// transposed, taking nope-wide queries into the latent space, and the value part.
+// transposed, taking nope-wide queries into the latent space, and the value part. A
+// quantized kv_b_proj is dequantized to be split and each part quantized again alike, as
+// mlx-lm does (the parts' groups run along other axes than kv_b's).
 std::pair<MultiLinear, MultiLinear> split_kv_b(Weights& w, const std::string& prefix,
                                                const ModelConfig& c) {
   const auto& d = c.mla;
   auto weight = w.take(prefix + ".weight");
+  std::optional<QuantParams> quant;
   if (auto scales = w.take_optional(prefix + ".scales")) {
-    const auto q = quant_params(w, prefix, weight, *scales);
-    weight = mx::dequantize(weight, *scales, w.take_optional(prefix + ".biases"), q.group_size,
-                            q.bits, q.mode);
+    quant = quant_params(w, prefix, weight, *scales);
+    weight = mx::dequantize(weight, *scales, w.take_optional(prefix + ".biases"), quant->group_size,
+                            quant->bits, quant->mode);
   }
   const int per_head = d.qk_nope_head_dim + d.v_head_dim;
   if (weight.ndim() != 2 || weight.shape(0) != c.num_heads * per_head ||
@@ -32,11 +35,17 @@ std::pair<MultiLinear, MultiLinear> split_kv_b(Weights& w, const std::string& pr
                 std::to_string(c.num_heads * per_head) + ", " + std::to_string(d.kv_lora_rank) +
                 "]");
   }
-  weight = mx::reshape(mx::astype(weight, w.dtype()), {c.num_heads, per_head, d.kv_lora_rank});
+  weight = mx::reshape(weight, {c.num_heads, per_head, d.kv_lora_rank});
   auto key = mx::contiguous(mx::swapaxes(
       mx::slice(weight, {0, 0, 0}, {c.num_heads, d.qk_nope_head_dim, d.kv_lora_rank}), 1, 2));
   auto value = mx::contiguous(
       mx::slice(weight, {0, d.qk_nope_head_dim, 0}, {c.num_heads, per_head, d.kv_lora_rank}));
+  if (quant) {
+    return {MultiLinear::quantized(key, *quant, w.dtype()),
+            MultiLinear::quantized(value, *quant, w.dtype())};
+  }
+  key = mx::astype(key, w.dtype());
+  value = mx::astype(value, w.dtype());
   mx::eval({key, value});
   return {MultiLinear::from(key), MultiLinear::from(value)};
 }

@@ -22,7 +22,8 @@ class LatentAttention {
  public:
   // PREFIX.{q_proj | q_a_proj, q_a_layernorm, q_b_proj}, kv_a_proj_with_mqa,
   // kv_a_layernorm, o_proj, and either embed_q / unembed_out (mlx-lm) or kv_b_proj (the
-  // Hugging Face layout, split into the two here; dequantized first when quantized).
+  // Hugging Face layout, split into the two here; when quantized, dequantized to be split
+  // and each half quantized again alike, as mlx-lm does).
   static LatentAttention load(Weights& w, const std::string& prefix, const ModelConfig& c);
   mlx::core::array operator()(const mlx::core::array& x, const Batch& batch,
                               cache::Cache& cache) const;

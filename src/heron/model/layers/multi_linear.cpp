@@ -1,6 +1,7 @@
 #include "heron/model/layers/multi_linear.h"
 
 #include <mlx/ops.h>
+#include <mlx/transforms.h>
 
 #include "heron/core/error.h"
 #include "heron/kernels/gather_matmul.h"
@@ -29,6 +30,22 @@ MultiLinear MultiLinear::from(mx::array weight) {
   MultiLinear m;
   m.weight_ = std::move(weight);
   m.weight_t_ = mx::swapaxes(m.weight_, -1, -2);
+  return m;
+}
+
+MultiLinear MultiLinear::quantized(const mx::array& weight, const QuantParams& quant,
+                                   mx::Dtype dtype) {
+  if (weight.shape(-1) % quant.group_size != 0) return from(mx::astype(weight, dtype));
+  auto parts =
+      mx::quantize(mx::astype(weight, mx::float32), quant.group_size, quant.bits, quant.mode);
+  MultiLinear m;
+  m.weight_ = parts[0];
+  m.scales_ = quant.mode == "affine" ? mx::astype(parts[1], dtype) : parts[1];
+  if (parts.size() > 2) m.biases_ = mx::astype(parts[2], dtype);
+  m.quant_ = quant;
+  std::vector<mx::array> made{m.weight_, *m.scales_};
+  if (m.biases_) made.push_back(*m.biases_);
+  mx::eval(made);
   return m;
 }
 

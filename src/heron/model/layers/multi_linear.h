@@ -16,6 +16,10 @@ class MultiLinear {
   static MultiLinear load(Weights& w, const std::string& prefix);
   // A float weight [heads, out, in] as it is.
   static MultiLinear from(mlx::core::array weight);
+  // A float weight [heads, out, in] quantized as `quant` says (its bits, group and mode),
+  // or kept float where its rows do not split into whole groups.
+  static MultiLinear quantized(const mlx::core::array& weight, const QuantParams& quant,
+                               mlx::core::Dtype dtype);
   // x [B, heads, L, in] -> [B, heads, L, out].
   mlx::core::array operator()(const mlx::core::array& x) const;
 
