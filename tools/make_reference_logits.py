@@ -194,7 +194,8 @@ def write_tiny_model(d: Path, config: dict, weights: dict, rng, seed: int, token
     (d / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     for f in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(tokenizer_dir / f, d / f)
-    tokens = rng.integers(3, config["vocab_size"], size=T).astype(np.int32)
+    vocab = config.get("text_config", config)["vocab_size"]  # a multimodal config's text model
+    tokens = rng.integers(3, vocab, size=T).astype(np.int32)
     full, inc = mlx_logits(d, tokens.tolist())
     d_inc = float(np.abs(full - inc).max())
     print(f"{d.name}: logits {full.shape}, |full-incremental|max={d_inc:.2e}, "

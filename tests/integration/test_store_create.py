@@ -176,7 +176,8 @@ def store_serve(heron_bin, store, tmp_path):
                                          ("tiny-qwen3", "nvfp4"), ("tiny-llama3", "mxfp8"),
                                          ("tiny-qwen3-moe", "int4"), ("tiny-gpt-oss", "int4"),
                                          ("tiny-gpt-oss-mxfp4", None),
-                                         ("tiny-glm4-moe-lite", "int4")])
+                                         ("tiny-glm4-moe-lite", "int4"),
+                                         ("tiny-qwen3-next", "int4"), ("tiny-qwen3-5", "int4")])
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
     """Quantized by create, or (quant None) stored as it comes: gpt-oss's MXFP4 experts
     are rewritten into mlx-lm's layout, which mlx-lm then reads."""
@@ -203,6 +204,39 @@ def test_mlx_lm_quantized_latent_attention_matches_mlx_lm(create, store, store_s
     r = create("mq", f"FROM {q}\n")
     assert r.returncode == 0, r.stderr
     assert_answers_like_mlx_lm(store_serve, "mq", q, "the quick brown fox", 12)
+
+
+def test_a_multimodal_language_model_is_stored_under_mlx_lm_module_paths(create, store):
+    """Qwen3.5 as Hugging Face ships it (model.language_model.*, a vision tower, mtp.*):
+    stored under mlx-lm's module paths, so the 8-bit layers of int4 are named as mlx-lm
+    looks them up; the vision tower is left out, the multi-token-prediction head kept."""
+    r = create("q5", f"FROM {MODELS / 'tiny-qwen3-5'}\n", "--quantize", "int4")
+    assert r.returncode == 0, r.stderr
+    names = set(load_st(layer(store, "q5", "model.safetensors")))
+    assert "language_model.model.layers.0.linear_attn.in_proj_qkv.scales" in names
+    assert "language_model.model.embed_tokens.scales" in names
+    assert "mtp.fc.weight" in names
+    assert not [n for n in names if n.startswith(("model.", "lm_head"))]
+    quantization = json.loads(layer(store, "q5", "config.json").read_text())["quantization"]
+    assert quantization["language_model.model.layers.3.self_attn.k_proj"]["bits"] == 8
+    assert quantization["language_model.model.embed_tokens"]["bits"] == 8  # the tied head
+
+
+def test_mlx_lm_quantized_qwen3_next_matches_mlx_lm(create, store, store_serve, tmp_path):
+    """Qwen3-Next as mlx_lm.convert quantizes it: 4-bit with the routers and the shared
+    expert's gate at 8 bits in groups of 64 (its quant_predicate), the convolution and the
+    norms in mlx-lm's sanitized layout; stored as it comes and served, it answers as mlx-lm
+    does."""
+    from mlx_lm import convert
+
+    q = tmp_path / "q"
+    convert(str(MODELS / "tiny-qwen3-next"), mlx_path=str(q), quantize=True, q_group_size=32,
+            q_bits=4)
+    config = json.loads((q / "config.json").read_text())
+    assert config["quantization"]["model.layers.0.mlp.gate"] == {"group_size": 64, "bits": 8}
+    r = create("nq", f"FROM {q}\n")
+    assert r.returncode == 0, r.stderr
+    assert_answers_like_mlx_lm(store_serve, "nq", q, "the quick brown fox", 12)
 
 
 def test_quantized_kv_b_is_split_and_quantized_again_as_mlx_lm_does(create, store, store_serve,
@@ -645,8 +679,8 @@ def test_architectures_heron_cannot_run_are_refused_before_any_write(create, sto
     r = create("b", modelfile.format(t5=src, tiny=MODELS / "tiny-llama"))
     assert r.returncode == 1, r.stderr
     assert (f"{src}: unsupported architecture 't5' (supported: deepseek2, gemma3, "
-            "gemma3_text, glm4_moe_lite, gpt-oss, gpt_oss, llama, mistral, qwen3, qwen3_moe, "
-            "qwen3moe)") in r.stderr
+            "gemma3_text, glm4_moe_lite, gpt-oss, gpt_oss, llama, mistral, qwen3, qwen3_5, "
+            "qwen3_5_moe, qwen3_moe, qwen3_next, qwen3moe)") in r.stderr
     assert not (store / "manifests" / "library" / "b").exists()
     blobs = store / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())

@@ -274,13 +274,16 @@ TEST_F(PrefixCacheTest, MemoryAndDiskBudgetsTogether) {
   EXPECT_EQ(on_disk, cache->stats().disk_bytes);
 }
 
-// Gemma 3's sliding-window layers keep rings of window + 4 (8 + 4 on the tiny model):
-// the trie restores a node only where every ring can hold its state, so a branch from
-// deep in the live path starts over, while a return to a saved conversation restores
-// its end from the window its snapshot kept, and a restore point's captured window
-// serves a regenerate. Answers equal a cold run's throughout.
-TEST(SlidingWindowPrefixCache, RestoresOnlyWhereTheWindowsWereKept) {
-  auto loaded = heron::model::load_model(HERON_FIXTURES "/models/tiny-gemma3");
+// Caches that forget: Gemma 3's sliding-window layers keep rings of window + 4 (8 + 4 on
+// the tiny model), Qwen3-Next's linear-attention layers their states at the last 4
+// offsets and at restore points. The trie restores a node only where every cache can
+// hold its state, so a branch from deep in the live path starts over, while a return to a
+// saved conversation restores its end from what its snapshot kept, and a restore point's
+// capture serves a regenerate. Answers equal a cold run's throughout.
+class ForgetfulPrefixCache : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ForgetfulPrefixCache, RestoresOnlyWhereTheStatesWereKept) {
+  auto loaded = heron::model::load_model(std::string(HERON_FIXTURES "/models/") + GetParam());
   const auto& model = *loaded.model;
   auto make = [&] {
     return std::make_unique<PrefixCache>(heron::model::make_layer_caches(model.config(), 4),
@@ -320,25 +323,36 @@ TEST(SlidingWindowPrefixCache, RestoresOnlyWhereTheWindowsWereKept) {
   const auto first = join(system, text(12, 1));
   const auto answer = run(*cache, first, &stats);
   EXPECT_EQ(answer, cold(first));
-  // Another conversation on the same system prompt: the rings have moved 17 positions
-  // past its end, so nothing there can be restored.
+  // Another conversation on the same system prompt: the caches have moved 17 positions
+  // past its end (past the rings' slack and the states kept), so nothing there can be
+  // restored.
   const auto other = join(system, text(12, 2));
   EXPECT_EQ(run(*cache, other, &stats), cold(other));
   EXPECT_EQ(stats.cached_tokens, 0);
-  // The first conversation's next turn: its saved snapshot kept the window before its
-  // end, so everything but the answer's last token comes back.
+  // The first conversation's next turn: its saved snapshot kept the state at its end, so
+  // everything but the answer's last token comes back.
   const auto next = join(join(first, answer), text(9, 7));
   EXPECT_EQ(run(*cache, next, &stats, 3), cold(next, 3));
   EXPECT_EQ(stats.cached_tokens, static_cast<int>(first.size() + answer.size()) - 1);
-  // Regenerating a short answer rolls the rings back within their slack; after a longer
-  // one (6 positions back, past the slack) the rings go back to the restore point 4
-  // tokens before the prompt's end, whose windows they captured as prefill crossed it.
+  // Regenerating a short answer rolls the caches back within their slack; after a longer
+  // one (6 positions back, past the slack) they go back to the restore point 4 tokens
+  // before the prompt's end, whose state they captured as prefill crossed it.
   EXPECT_EQ(run(*cache, next, &stats), cold(next));
   EXPECT_EQ(stats.cached_tokens, static_cast<int>(next.size()) - 1);
   EXPECT_EQ(run(*cache, next, &stats), cold(next));
   EXPECT_EQ(stats.cached_tokens, static_cast<int>(next.size()) - 4);
-  // Back to the other conversation: the snapshot of its restore point holds the window
-  // its rings had moved past, and the positions after it, so all but one token return.
+  // Back to the other conversation: the snapshot of its restore point holds the state its
+  // caches had moved past. A window's snapshot also holds the positions after it, so all
+  // but one token return; a recurrent state was kept at the restore point alone, 4
+  // tokens before the prompt's end.
   EXPECT_EQ(run(*cache, other, &stats), cold(other));
-  EXPECT_EQ(stats.cached_tokens, static_cast<int>(other.size()) - 1);
+  const int recomputed = GetParam() == "tiny-qwen3-next" ? 4 : 1;
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(other.size()) - recomputed);
+  // Regenerating that answer (6 tokens, past the slack) goes back to where the snapshot
+  // restored: that state stayed held however far the answer went.
+  EXPECT_EQ(run(*cache, other, &stats), cold(other));
+  EXPECT_EQ(stats.cached_tokens, static_cast<int>(other.size()) - recomputed);
 }
+
+INSTANTIATE_TEST_SUITE_P(TinyModels, ForgetfulPrefixCache,
+                         ::testing::Values("tiny-gemma3", "tiny-qwen3-next"));

@@ -242,6 +242,14 @@ void RotatingKVCache::load(const Segment& segment) {
   if (from > offset_) held_from_ = from;  // the positions before its data are unknown
   if (from < segment.end()) write(from, kv->keys(), kv->values());
   offset_ = segment.end();
+  // Its end stays restorable however far the ring moves on (a regenerate resumes there),
+  // as its snapshot is freed once it is live.
+  const int need = needs_from(offset_);
+  if (capture(offset_) == nullptr && held_from_ <= need && need < offset_) {
+    auto [k, v] = positions(need, offset_);
+    captures_.push_back({offset_, k, v});
+    mx::async_eval({captures_.back().keys, captures_.back().values});
+  }
 }
 
 SegmentPtr RotatingKVCache::segment_from(int begin, int end, std::vector<mx::array> tensors) const {

@@ -265,6 +265,65 @@ void read_glm4_moe_lite_hf(const json& config, ModelConfig& c, const std::string
   }
 }
 
+// Qwen3-Next's and Qwen3.5's fields: gated delta-net layers, attention every
+// full_attention_interval-th layer (or where layer_types says) with an output gate and
+// RoPE on part of each head (Qwen3.5 states both in rope_parameters), and experts with a
+// gated shared expert where the config has them.
+void read_qwen3_next_hf(const json& config, ModelConfig& c, const std::string& source) {
+  auto& l = c.linear;
+  l.key_heads = positive_int(config, "linear_num_key_heads", source, 4096);
+  l.value_heads = positive_int(config, "linear_num_value_heads", source, 4096);
+  l.key_head_dim = positive_int(config, "linear_key_head_dim", source, 4096);
+  l.value_head_dim = positive_int(config, "linear_value_head_dim", source, 4096);
+  l.conv_kernel = positive_int_or(config, "linear_conv_kernel_dim", 4, source, 64);
+  if (l.value_heads % l.key_heads != 0) {
+    fail(source, "'linear_num_value_heads' must be a multiple of 'linear_num_key_heads'");
+  }
+  if (l.conv_kernel < 2) fail(source, "'linear_conv_kernel_dim' must be at least 2");
+  c.recurrent_layers.assign(static_cast<size_t>(c.num_layers), false);
+  const json types = config.value("layer_types", json());
+  const int interval = positive_int_or(config, "full_attention_interval", 4, source, 4096);
+  if (!types.is_null() && (!types.is_array() || types.size() != c.recurrent_layers.size())) {
+    fail(source, "'layer_types' must name the kind of each of the " + std::to_string(c.num_layers) +
+                     " layers");
+  }
+  for (int i = 0; i < c.num_layers; ++i) {
+    if (types.is_null()) {
+      c.recurrent_layers[static_cast<size_t>(i)] = (i + 1) % interval != 0;
+      continue;
+    }
+    const json& t = types[static_cast<size_t>(i)];
+    if (t != "linear_attention" && t != "full_attention") {
+      fail(source,
+           "'layer_types' holds " + t.dump() + " (expected linear_attention or full_attention)");
+    }
+    c.recurrent_layers[static_cast<size_t>(i)] = t == "linear_attention";
+  }
+  double partial = config.value("partial_rotary_factor", 0.25);
+  const json rope = config.value("rope_parameters", json());
+  if (rope.is_object()) {
+    const std::string type = rope.value("rope_type", rope.value("type", std::string("default")));
+    if (type != "default") fail(source, "rope_parameters type '" + type + "' is not supported");
+    c.rope_theta = positive_float(rope, "rope_theta", 100000.0f, source);
+    partial = rope.value("partial_rotary_factor", 0.25);
+  }
+  if (!c.rope_scaling.type.empty() && c.rope_scaling.type != "linear") {
+    fail(source, "rope_scaling '" + c.rope_scaling.type + "' is not supported with partial RoPE");
+  }
+  const int head = c.head_dim > 0 ? c.head_dim : c.hidden_size / c.num_heads;
+  c.rotary_dims = static_cast<int>(head * partial);
+  if (!(partial > 0 && partial <= 1) || c.rotary_dims < 2 || c.rotary_dims % 2 != 0) {
+    fail(source, "'partial_rotary_factor' must give an even number of rotated dimensions");
+  }
+  c.attention_output_gate = true;
+  if (config.value("num_experts", 0) > 0) {
+    read_experts_hf(config, c, source);
+    if (!config.contains("norm_topk_prob")) c.norm_topk_prob = c.architecture != "qwen3_next";
+    c.shared_expert_intermediate_size =
+        positive_int(config, "shared_expert_intermediate_size", source);
+  }
+}
+
 // llama.cpp's deepseek2 (GLM-4.7-Flash, DeepSeek V3): latent attention stated as one
 // wide "head" (key_length = latent + rotary widths), the per-head widths in the *_mla
 // keys (absent in files from before the absorbed split, where kv_b stays whole);
@@ -338,8 +397,15 @@ EncoderConfig encoder_config_from_hf(const json& config, const std::string& sour
   return c;
 }
 
-ModelConfig config_from_hf(const json& config, const json& generation, const std::string& source) {
-  if (!config.is_object()) fail(source, "config.json must be a JSON object");
+ModelConfig config_from_hf(const json& outer, const json& generation, const std::string& source) {
+  if (!outer.is_object()) fail(source, "config.json must be a JSON object");
+  // A multimodal model's language model (Qwen3.5) states its fields in text_config; the
+  // outer model_type names the architecture.
+  json config = outer;
+  if (outer.contains("text_config") && outer["text_config"].is_object()) {
+    config.update(outer["text_config"]);
+    config["model_type"] = outer.value("model_type", json());
+  }
   ModelConfig c;
   if (!config.contains("model_type") || !config["model_type"].is_string()) {
     fail(source, "missing 'model_type'");
@@ -365,6 +431,10 @@ ModelConfig config_from_hf(const json& config, const json& generation, const std
   if (c.architecture == "qwen3_moe") read_experts_hf(config, c, source);
   if (c.architecture == "gpt_oss") read_gpt_oss_hf(config, c, source);
   if (c.architecture == "glm4_moe_lite") read_glm4_moe_lite_hf(config, c, source);
+  if (c.architecture == "qwen3_next" || c.architecture == "qwen3_5" ||
+      c.architecture == "qwen3_5_moe") {
+    read_qwen3_next_hf(config, c, source);
+  }
   c.attention_bias = config.value("attention_bias", false);
   if (config.contains("max_position_embeddings")) {
     c.max_position_embeddings = positive_int(config, "max_position_embeddings", source);

@@ -44,6 +44,20 @@ struct LatentAttentionDims {
   int v_head_dim = 0;
 };
 
+// Gated delta-net linear attention (Qwen3-Next, Qwen3.5): layers that keep a recurrent
+// state of constant size instead of keys and values. Each has a causal depthwise
+// convolution over the last conv_kernel inputs and the gated delta rule over
+// value_heads states of value_head_dim x key_head_dim.
+struct LinearAttentionDims {
+  int key_heads = 0;  // 0: no linear attention
+  int value_heads = 0;
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 4;
+  // The channels the convolution runs over: queries, keys and values side by side.
+  int conv_channels() const { return 2 * key_heads * key_head_dim + value_heads * value_head_dim; }
+};
+
 struct ModelConfig {
   std::string architecture;  // registry key: "llama", "qwen3"
   int vocab_size = 0;
@@ -60,6 +74,9 @@ struct ModelConfig {
   bool rope_traditional = false;
   RopeScaling rope_scaling;
   bool tie_word_embeddings = false;
+  int rotary_dims = 0;  // RoPE turns the first rotary_dims of each head (0: all of them)
+  // The query projection also gives a sigmoid gate per output feature (Qwen3-Next).
+  bool attention_output_gate = false;
   // Gemma 3: every sliding_window_pattern-th layer is global, the others attend to the
   // last sliding_window positions with RoPE base rope_local_theta (0: all global).
   int sliding_window = 0;
@@ -96,6 +113,9 @@ struct ModelConfig {
   int topk_groups = 1;
   float routed_scaling = 1.0f;
   int num_shared_experts = 0;  // always-on experts of width moe_intermediate_size each
+  // Qwen's one shared expert of its own width, its output scaled by a sigmoid gate
+  // (shared_expert, shared_expert_gate); 0: none.
+  int shared_expert_intermediate_size = 0;
   bool layer_has_experts(int i) const {
     return num_experts > 0 && i >= first_dense_layers && (i + 1) % decoder_sparse_step == 0 &&
            std::find(mlp_only_layers.begin(), mlp_only_layers.end(), i) == mlp_only_layers.end();
@@ -107,6 +127,16 @@ struct ModelConfig {
   int cached_values_per_token() const {
     return latent_attention() ? mla.kv_lora_rank + mla.qk_rope_head_dim
                               : 2 * num_kv_heads * head_dim;
+  }
+  LinearAttentionDims linear;
+  std::vector<bool> recurrent_layers;  // layer i is linear attention (empty: none)
+  bool layer_is_recurrent(int i) const {
+    return !recurrent_layers.empty() && recurrent_layers.at(static_cast<size_t>(i));
+  }
+  // Layers whose cache grows with the context (the others keep a constant state).
+  int attention_layers() const {
+    return num_layers -
+           static_cast<int>(std::count(recurrent_layers.begin(), recurrent_layers.end(), true));
   }
   int max_position_embeddings = 4096;
   std::vector<int32_t> eos_token_ids;

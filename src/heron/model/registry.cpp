@@ -24,6 +24,9 @@ const std::map<std::string, Builder>& builders() {
       {"mistral", arch::build_llama},
       {"qwen3", arch::build_qwen3},
       {"qwen3_moe", arch::build_qwen3},
+      {"qwen3_next", arch::build_qwen3_next},
+      {"qwen3_5", arch::build_qwen3_next},
+      {"qwen3_5_moe", arch::build_qwen3_next},
       {"qwen3moe", arch::build_qwen3},
   };
   return table;

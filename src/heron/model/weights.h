@@ -17,6 +17,15 @@ class Weights {
   mlx::core::array take(const std::string& name);
   std::optional<mlx::core::array> take_optional(const std::string& name);
   bool has(const std::string& name) const { return map_.count(name) != 0; }
+  // The tensor under `name`, left in place; null when absent.
+  const mlx::core::array* find(const std::string& name) const {
+    auto it = map_.find(name);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  // Adds (or replaces) a tensor: a layout rewritten at load, for its layer to take.
+  void put(const std::string& name, mlx::core::array a) {
+    map_.insert_or_assign(name, std::move(a));
+  }
   const std::string& source() const { return source_; }
   int group_size() const { return group_size_; }
   // Quantization of the layer at `prefix`: a per-layer override, else the default.

@@ -14,6 +14,7 @@
 #include "heron/model/encoder_loader.h"
 #include "heron/model/loader.h"
 #include "heron/model/registry.h"
+#include "heron/store/mlx_lm_layout.h"
 #include "heron/store/model_files.h"
 #include "heron/store/quantize_weights.h"
 #include "heron/store/stack_experts.h"
@@ -335,8 +336,8 @@ class Creator {
     if (already && q) {
       throw already_quantized(src, prefix);
     }
-    auto planned = plan_weights(with_stacked_experts(std::move(weights)), q,
-                                config.value("tie_word_embeddings", false), prefix);
+    auto planned = plan_weights(in_mlx_lm_layout(with_stacked_experts(std::move(weights)), config),
+                                q, config.value("tie_word_embeddings", false), prefix);
     if (q) {
       config["quantization"] = planned.quantization;
       config["quantization_config"] = planned.quantization;

@@ -1,6 +1,7 @@
 #include "heron/store/quantize_plan.h"
 
 #include "heron/core/error.h"
+#include "heron/io/text_model_names.h"
 
 namespace heron::store {
 
@@ -44,8 +45,9 @@ std::optional<QuantType> plan_tensor(const std::string& name, const mlx::core::a
   if (!ends_with(name, ".weight") || (tensor.ndim() != 2 && !stacked_experts)) return std::nullopt;
   if (!mlx::core::issubdtype(tensor.dtype(), mlx::core::floating)) return std::nullopt;
   if (name.find("norm") != std::string::npos || is_router(name)) return std::nullopt;
-  const bool head =
-      name == "lm_head.weight" || (tied_embeddings && name == "model.embed_tokens.weight");
+  const std::string text_name = io::text_model_name(name);  // a multimodal model's too
+  const bool head = text_name == "lm_head.weight" ||
+                    (tied_embeddings && text_name == "model.embed_tokens.weight");
   const bool sensitive_at_int4 = q.label == "int4" && (ends_with(name, ".k_proj.weight") ||
                                                        ends_with(name, ".v_proj.weight") ||
                                                        ends_with(name, ".down_proj.weight"));

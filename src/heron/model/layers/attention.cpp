@@ -68,6 +68,7 @@ Attention Attention::load(Weights& w, const std::string& prefix, const ModelConf
   a.kv_heads_ = c.num_kv_heads;
   a.head_dim_ = c.head_dim;
   a.window_ = window;
+  a.output_gate_ = c.attention_output_gate;
   const float scalar =
       c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<float>(c.head_dim);
   // YaRN scales queries and keys by its attention factor: their products by its square.
@@ -87,12 +88,20 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
     return L == 1 ? r : mx::transpose(r, {0, 2, 1, 3});
   };
   auto qkv = qkv_(x);
+  std::optional<mx::array> gate;
+  if (output_gate_) {
+    auto both = mx::reshape(qkv[0], {B, L, heads_, 2 * head_dim_});
+    gate = mx::reshape(mx::slice(both, {0, 0, 0, head_dim_}, both.shape()),
+                       {B, L, heads_ * head_dim_});
+    qkv[0] = mx::slice(both, {0, 0, 0, 0}, {B, L, heads_, head_dim_});
+  }
   auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
   auto out = attend(q, cache.update(k, v), scale_, window_, sinks_);
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
+  if (gate) out = mx::multiply(out, mx::sigmoid(*gate));
   return o_(out);
 }
 

@@ -26,7 +26,9 @@ class Attention {
  public:
   // qk_norm: per-head RMSNorm on queries and keys before RoPE (Qwen3, Gemma 3).
   // window > 0: each query sees only the last `window` positions, itself included.
-  // PREFIX.sinks, where present, are the heads' attention sinks (gpt-oss).
+  // PREFIX.sinks, where present, are the heads' attention sinks (gpt-oss). With the
+  // config's attention_output_gate, each head's q_proj rows are its queries then a gate,
+  // and the heads' outputs are scaled by the gate's sigmoid (Qwen3-Next).
   static Attention load(Weights& w, const std::string& prefix, const ModelConfig& c,
                         std::shared_ptr<const Rope> rope, bool qk_norm, int window = 0);
   mlx::core::array operator()(const mlx::core::array& x, const Batch& batch,
@@ -39,6 +41,7 @@ class Attention {
   std::optional<mlx::core::array> sinks_;
   std::shared_ptr<const Rope> rope_;
   int heads_ = 0, kv_heads_ = 0, head_dim_ = 0, window_ = 0;
+  bool output_gate_ = false;
   float scale_ = 1.0f;
 };
 

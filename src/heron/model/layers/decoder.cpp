@@ -13,18 +13,21 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
   auto rope = std::make_shared<const Rope>(c, w.take_optional("rope_freqs.weight"));
   for (int i = 0; i < c.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
+    auto attention = [&]() -> decltype(Block::attention) {
+      if (c.layer_is_recurrent(i)) return GatedDeltaNet::load(w, p + ".linear_attn", c);
+      if (c.latent_attention()) return LatentAttention::load(w, p + ".self_attn", c);
+      return Attention::load(w, p + ".self_attn", c, rope, options.qk_norm, c.window_of_layer(i));
+    };
     blocks_.push_back(Block{
-        RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps),
-        RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps),
-        c.latent_attention()
-            ? decltype(Block::attention)(LatentAttention::load(w, p + ".self_attn", c))
-            : decltype(Block::attention)(Attention::load(w, p + ".self_attn", c, rope,
-                                                         options.qk_norm, c.window_of_layer(i))),
+        RMSNorm::load(w, p + ".input_layernorm.weight", c.rms_norm_eps, c.norm_weight_offset),
+        RMSNorm::load(w, p + ".post_attention_layernorm.weight", c.rms_norm_eps,
+                      c.norm_weight_offset),
+        attention(),
         c.layer_has_experts(i) ? decltype(Block::mlp)(MixtureOfExperts::load(w, p + ".mlp", c))
                                : decltype(Block::mlp)(GatedMLP::load(w, p + ".mlp")),
     });
   }
-  norm_ = RMSNorm::load(w, "model.norm.weight", c.rms_norm_eps);
+  norm_ = RMSNorm::load(w, "model.norm.weight", c.rms_norm_eps, c.norm_weight_offset);
   if (!c.tie_word_embeddings || w.has("lm_head.weight")) lm_head_ = Linear::load(w, "lm_head");
 }
 

@@ -3,11 +3,13 @@
 // mixture of experts, final norm, output head). Architectures configure it in their own
 // short files; which layers have experts, and which attend through a sliding window, is
 // the config's (ModelConfig::layer_has_experts, window_of_layer), as is latent attention
-// in place of grouped-query attention (ModelConfig::latent_attention).
+// in place of grouped-query attention (ModelConfig::latent_attention), and which layers are
+// gated delta-net linear attention instead (ModelConfig::layer_is_recurrent).
 #include <variant>
 #include <vector>
 
 #include "heron/model/layers/attention.h"
+#include "heron/model/layers/gated_delta_net.h"
 #include "heron/model/layers/latent_attention.h"
 #include "heron/model/layers/mlp.h"
 #include "heron/model/layers/moe.h"
@@ -28,7 +30,7 @@ class DecoderModel : public Model {
  private:
   struct Block {
     RMSNorm input_norm, post_attention_norm;
-    std::variant<Attention, LatentAttention> attention;
+    std::variant<Attention, LatentAttention, GatedDeltaNet> attention;
     std::variant<GatedMLP, MixtureOfExperts> mlp;
   };
   Embedding embed_;

@@ -195,6 +195,10 @@ MixtureOfExperts MixtureOfExperts::load(Weights& w, const std::string& prefix,
     m.scaling_ = c.routed_scaling;
   }
   if (c.num_shared_experts > 0) m.shared_ = GatedMLP::load(w, prefix + ".shared_experts");
+  if (c.shared_expert_intermediate_size > 0) {
+    m.shared_ = GatedMLP::load(w, prefix + ".shared_expert");
+    m.shared_gate_ = Linear::load(w, prefix + ".shared_expert_gate");
+  }
   return m;
 }
 
@@ -266,7 +270,10 @@ mx::array MixtureOfExperts::gated(const mx::array& x, const mx::array& experts, 
 
 mx::array MixtureOfExperts::operator()(const mx::array& x) const {
   auto routed = experts(x);
-  return shared_ ? mx::add(routed, (*shared_)(x)) : routed;
+  if (!shared_) return routed;
+  auto shared = (*shared_)(x);
+  if (shared_gate_) shared = mx::multiply(mx::sigmoid((*shared_gate_)(x)), shared);
+  return mx::add(routed, shared);
 }
 
 mx::array MixtureOfExperts::experts(const mx::array& x) const {

@@ -53,7 +53,9 @@ class MixtureOfExperts {
  public:
   // PREFIX.gate or PREFIX.router (the router, [experts, hidden]; with sigmoid routing
   // also PREFIX.gate.e_score_correction_bias), the experts' gate/up/down projections and,
-  // where the config has them, the shared experts (PREFIX.shared_experts, one gated MLP).
+  // where the config has them, the shared experts (PREFIX.shared_experts, one gated MLP)
+  // or Qwen's gated shared expert (PREFIX.shared_expert, scaled by the sigmoid of
+  // PREFIX.shared_expert_gate).
   static MixtureOfExperts load(Weights& w, const std::string& prefix, const ModelConfig& c);
   mlx::core::array operator()(const mlx::core::array& x) const;
 
@@ -73,6 +75,7 @@ class MixtureOfExperts {
   std::optional<SwitchLinear> gate_, up_;
   SwitchLinear down_;
   std::optional<GatedMLP> shared_;
+  std::optional<Linear> shared_gate_;  // [1, hidden]: the shared expert's share
   std::optional<mlx::core::array> score_bias_;  // [experts] float32: sigmoid routing only
   int top_k_ = 1;
   int groups_ = 1, topk_groups_ = 1;

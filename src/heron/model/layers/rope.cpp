@@ -81,7 +81,8 @@ kernels::Rotary make_rotary(const ModelConfig& c, const std::optional<mx::array>
   std::optional<float> base;
   if (!freqs) base = c.rope_theta;
   const float scale = c.rope_scaling.type == "linear" ? 1.0f / c.rope_scaling.factor : 1.0f;
-  return {c.head_dim, c.rope_traditional, base, std::move(freqs), scale};
+  return {c.rotary_dims > 0 ? c.rotary_dims : c.head_dim, c.rope_traditional, base,
+          std::move(freqs), scale};
 }
 
 }  // namespace

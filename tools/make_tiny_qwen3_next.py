@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Write tests/fixtures/models/tiny-qwen3-next and tiny-qwen3-5: tiny random hybrid
+recurrent models (gated delta-net linear attention beside gated full attention) and
+mlx-lm's logits for them (reference_logits.safetensors, the layout
+make_reference_logits.py writes).
+
+    .venv/bin/python tools/make_tiny_qwen3_next.py [--out tests/fixtures/models]
+
+tiny-qwen3-next: Qwen3NextForCausalLM (model_type qwen3_next), float32, in the Hugging
+Face layout (in_proj_qkvz and in_proj_ba with rows grouped by key head, conv1d as
+[channels, 1, kernel], RMSNorm weights stored as w for a scale of 1 + w, one tensor per
+expert): 4 layers, attention every 2nd (full_attention_interval 2: layers 1 and 3),
+hidden 64; linear attention with 2 key heads of 16 and 4 value heads of 24, a
+convolution of 4; attention of 4 heads / 2 KV heads of 32 with its output gate and RoPE on
+a quarter of each head; 8 experts of 32, top 2, renormalized, and a shared expert of 48
+behind its sigmoid gate; layer 2 dense (mlp_only_layers, intermediate 128); vocab 512,
+an untied head.
+
+tiny-qwen3-5: Qwen3.5's language model (model_type qwen3_5, its fields in text_config,
+RoPE in rope_parameters) as Hugging Face ships it: model.language_model.* beside a vision
+tower's tensor (model.visual.*) and multi-token-prediction weights (mtp.*), both of which
+a text runner leaves, in_proj_qkv / in_proj_z / in_proj_b / in_proj_a apart; dense, 4
+layers, attention at layer 3 (full_attention_interval 4), tied embeddings.
+
+Weights N(0, 0.02) as make_tiny_models.py's, the linear attention's projections N(0, 0.1),
+the convolution N(0, 0.3); A = exp(A_log) uniform in (0.01, 0.3) and dt_bias N(-1, 0.5), so
+the state decays by about 5% a position and carries the whole 64-token sequence.
+Tokenizer files: tiny-qwen3's.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_reference_logits import models_dir_from_args, write_tiny_model  # noqa: E402
+from make_tiny_models import base_config  # noqa: E402
+from make_tiny_qwen3_moe import norm, normal  # noqa: E402
+
+SEED = 37
+LINEAR = dict(linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
+              linear_value_head_dim=24, linear_conv_kernel_dim=4)
+NEXT = base_config(512, {"<|endoftext|>": 0, "<|im_end|>": 2})
+NEXT.update(architectures=["Qwen3NextForCausalLM"], model_type="qwen3_next", num_hidden_layers=4,
+            head_dim=32, full_attention_interval=2, partial_rotary_factor=0.25, num_experts=8,
+            num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=48,
+            norm_topk_prob=True, decoder_sparse_step=1, mlp_only_layers=[2],
+            tie_word_embeddings=False, **LINEAR)
+TEXT = base_config(512, {"<|endoftext|>": 0, "<|im_end|>": 2})
+for key in ("rope_theta",):
+    del TEXT[key]
+TEXT.update(model_type="qwen3_5_text", num_hidden_layers=4, head_dim=32, full_attention_interval=4,
+            tie_word_embeddings=True,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                             "partial_rotary_factor": 0.25, "mrope_section": [2, 1, 1],
+                             "mrope_interleaved": True},
+            **LINEAR)
+QWEN3_5 = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+           "tie_word_embeddings": True, "text_config": TEXT,
+           "vision_config": {"depth": 1, "hidden_size": 16}}
+
+
+def zero_centred(rng, n):
+    """An RMSNorm weight as Hugging Face stores Qwen3-Next's: w for a scale of 1 + w."""
+    return norm(rng, n) - 1.0
+
+
+def linear_attention(rng, c: dict, p: str, fused: bool) -> dict:
+    H = c["hidden_size"]
+    nk, nv = c["linear_num_key_heads"], c["linear_num_value_heads"]
+    dk, dv = c["linear_key_head_dim"], c["linear_value_head_dim"]
+    channels = 2 * nk * dk + nv * dv
+    w = {}
+    if fused:  # rows grouped by key head: [q k v z] of head 0, then head 1, ...
+        w[p + "in_proj_qkvz.weight"] = normal(rng, (2 * nk * dk + 2 * nv * dv, H), 0.1)
+        w[p + "in_proj_ba.weight"] = normal(rng, (2 * nv, H), 0.1)
+    else:
+        w[p + "in_proj_qkv.weight"] = normal(rng, (channels, H), 0.1)
+        w[p + "in_proj_z.weight"] = normal(rng, (nv * dv, H), 0.1)
+        w[p + "in_proj_b.weight"] = normal(rng, (nv, H), 0.1)
+        w[p + "in_proj_a.weight"] = normal(rng, (nv, H), 0.1)
+    w[p + "conv1d.weight"] = normal(rng, (channels, 1, c["linear_conv_kernel_dim"]), 0.3)
+    w[p + "A_log"] = np.log(rng.uniform(0.01, 0.3, nv)).astype(np.float32)
+    w[p + "dt_bias"] = (rng.standard_normal(nv) * 0.5 - 1.0).astype(np.float32)
+    w[p + "norm.weight"] = norm(rng, dv)
+    w[p + "out_proj.weight"] = normal(rng, (H, nv * dv), 0.1)
+    return w
+
+
+def gated_attention(rng, c: dict, p: str) -> dict:
+    H, nh, nkv, hd = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                      c["head_dim"])
+    return {p + "q_proj.weight": normal(rng, (2 * nh * hd, H), 0.1),
+            p + "k_proj.weight": normal(rng, (nkv * hd, H), 0.1),
+            p + "v_proj.weight": normal(rng, (nkv * hd, H)),
+            p + "o_proj.weight": normal(rng, (H, nh * hd)),
+            p + "q_norm.weight": zero_centred(rng, hd), p + "k_norm.weight": zero_centred(rng, hd)}
+
+
+def mlp(rng, p: str, H: int, width: int, std: float) -> dict:
+    return {p + "gate_proj.weight": normal(rng, (width, H), std),
+            p + "up_proj.weight": normal(rng, (width, H), std),
+            p + "down_proj.weight": normal(rng, (H, width), std)}
+
+
+def decoder(rng, c: dict, root: str, fused: bool) -> dict:
+    H = c["hidden_size"]
+    w = {root + "embed_tokens.weight": normal(rng, (c["vocab_size"], H)),
+         root + "norm.weight": zero_centred(rng, H)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{root}layers.{i}."
+        w[p + "input_layernorm.weight"] = zero_centred(rng, H)
+        w[p + "post_attention_layernorm.weight"] = zero_centred(rng, H)
+        if (i + 1) % c["full_attention_interval"]:
+            w.update(linear_attention(rng, c, p + "linear_attn.", fused))
+        else:
+            w.update(gated_attention(rng, c, p + "self_attn."))
+        if c.get("num_experts", 0) == 0 or i in c.get("mlp_only_layers", []):
+            w.update(mlp(rng, p + "mlp.", H, c["intermediate_size"], 0.02))
+            continue
+        w[p + "mlp.gate.weight"] = normal(rng, (c["num_experts"], H), 0.5)
+        for e in range(c["num_experts"]):
+            w.update(mlp(rng, f"{p}mlp.experts.{e}.", H, c["moe_intermediate_size"], 0.15))
+        w.update(mlp(rng, p + "mlp.shared_expert.", H, c["shared_expert_intermediate_size"], 0.15))
+        w[p + "mlp.shared_expert_gate.weight"] = normal(rng, (1, H), 0.5)
+    return w
+
+
+def qwen3_next_weights(rng) -> dict:
+    w = decoder(rng, NEXT, "model.", fused=True)
+    w["lm_head.weight"] = normal(rng, (NEXT["vocab_size"], NEXT["hidden_size"]))
+    return w
+
+
+def qwen3_5_weights(rng) -> dict:
+    w = decoder(rng, TEXT, "model.language_model.", fused=False)
+    H = TEXT["hidden_size"]
+    w["model.visual.patch_embed.proj.weight"] = normal(rng, (16, 3, 2, 2))
+    # The multi-token-prediction head: one more attention layer behind a fusion of the
+    # next token's embedding and the last hidden state.
+    w["mtp.fc.weight"] = normal(rng, (H, 2 * H))
+    w["mtp.pre_fc_norm_embedding.weight"] = zero_centred(rng, H)
+    w["mtp.pre_fc_norm_hidden.weight"] = zero_centred(rng, H)
+    w["mtp.norm.weight"] = zero_centred(rng, H)
+    for name, a in gated_attention(rng, TEXT, "mtp.layers.0.self_attn.").items():
+        w[name] = a
+    w.update(mlp(rng, "mtp.layers.0.mlp.", H, TEXT["intermediate_size"], 0.02))
+    w["mtp.layers.0.input_layernorm.weight"] = zero_centred(rng, H)
+    w["mtp.layers.0.post_attention_layernorm.weight"] = zero_centred(rng, H)
+    return w
+
+
+def main() -> int:
+    out = models_dir_from_args(__doc__)
+    rng = np.random.default_rng(SEED)
+    worst = 0.0
+    for name, config, weights in (("tiny-qwen3-next", NEXT, qwen3_next_weights),
+                                  ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights)):
+        _, d_inc = write_tiny_model(out / name, config, weights(rng), rng, SEED, out / "tiny-qwen3")
+        worst = max(worst, d_inc)
+    return 0 if worst < 1e-4 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
