@@ -69,14 +69,18 @@ def test_draft_models_give_the_plain_text(generate, tiny_llama, draft):
 
 @pytest.mark.parametrize("source, quant", [("tiny-qwen3-moe", "int8"),
                                            ("tiny-gpt-oss-mxfp4", None),
-                                           ("tiny-glm4-moe-lite", None)])
-def test_a_mixture_of_experts_speculates_to_the_plain_text(generate, heron_bin, tmp_path, source,
-                                                           quant):
+                                           ("tiny-glm4-moe-lite", None),
+                                           ("tiny-qwen3-next", "int8"),
+                                           ("tiny-qwen3-5", None)])
+def test_each_architecture_speculates_to_the_plain_text(generate, heron_bin, tmp_path, source,
+                                                         quant):
     """A mixture stored by create, drafting for itself and drafted for by tiny-qwen3:
     tiny-qwen3-moe quantized (on the CPU each verifying forward's expert products then run
     in one node), and gpt-oss as OpenAI ships it (MXFP4 experts, attention sinks, windows
     of 4 positions whose rings the rejected drafts roll back), and GLM-4.7-Flash (latent
-    attention, whose latent caches the rejected drafts roll back)."""
+    attention, whose latent caches the rejected drafts roll back), and the hybrid recurrent
+    Qwen3-Next and Qwen3.5 (rejected drafts roll their linear attention's states back to
+    the ones kept during the verifying forward)."""
     (tmp_path / "Modelfile").write_text(f"FROM {FIXTURES / 'models' / source}\n")
     made = subprocess.run([str(heron_bin), "create", "moe", "-f", str(tmp_path / "Modelfile"),
                            *(["--quantize", quant] if quant else [])],

@@ -783,3 +783,18 @@ def test_show_reports_a_mixtures_experts(store_serve):
         info = c.show(name).modelinfo
         assert info[f"{family}.expert_count"] == 8
         assert info[f"{family}.expert_used_count"] == 2
+
+
+def test_show_reports_a_hybrid_models_linear_attention(store_serve):
+    """Qwen3.5's fields from its text_config, the linear attention's as llama.cpp names
+    them (ssm.*) and the attention layers' interval."""
+    c = store_serve
+    events = list(c.create(model="q5", from_=str(MODELS / "tiny-qwen3-5"), stream=True))
+    assert events[-1].status == "success"
+    info = c.show("q5").modelinfo
+    assert info["qwen3_5.block_count"] == 4
+    assert info["qwen3_5.embedding_length"] == 64
+    assert info["qwen3_5.ssm.conv_kernel"] == 4
+    assert info["qwen3_5.ssm.state_size"] == 16
+    assert info["qwen3_5.ssm.group_count"] == 2
+    assert info["qwen3_5.full_attention_interval"] == 4

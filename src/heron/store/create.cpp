@@ -360,6 +360,11 @@ class Creator {
                    {"quantization_level", level}};
     out.model_info = {{"general.architecture", family},
                       {"general.parameter_count", planned.params}};
+    // A multimodal model's language model states its fields in text_config (Qwen3.5).
+    json text = config;
+    if (config.contains("text_config") && config["text_config"].is_object()) {
+      text.update(config["text_config"]);
+    }
     for (const auto& [hf, ollama] : std::vector<std::pair<std::string, std::string>>{
              {"max_position_embeddings", "context_length"},
              {"hidden_size", "embedding_length"},
@@ -369,8 +374,12 @@ class Creator {
              {"n_routed_experts", "expert_count"},
              {"n_shared_experts", "expert_shared_count"},
              {"kv_lora_rank", "attention.kv_lora_rank"},
+             {"linear_conv_kernel_dim", "ssm.conv_kernel"},
+             {"linear_key_head_dim", "ssm.state_size"},
+             {"linear_num_key_heads", "ssm.group_count"},
+             {"full_attention_interval", "full_attention_interval"},
              {"num_experts_per_tok", "expert_used_count"}}) {
-      if (config.contains(hf)) out.model_info[family + "." + ollama] = config[hf];
+      if (text.contains(hf)) out.model_info[family + "." + ollama] = text[hf];
     }
     return out;
   }
