@@ -126,9 +126,9 @@ def decoder(rng, c: dict, root: str, fused: bool) -> dict:
     return w
 
 
-def qwen3_next_weights(rng) -> dict:
-    w = decoder(rng, NEXT, "model.", fused=True)
-    w["lm_head.weight"] = normal(rng, (NEXT["vocab_size"], NEXT["hidden_size"]))
+def qwen3_next_weights(rng, c: dict = NEXT) -> dict:
+    w = decoder(rng, c, "model.", fused=True)
+    w["lm_head.weight"] = normal(rng, (c["vocab_size"], c["hidden_size"]))
     return w
 
 
