@@ -95,12 +95,14 @@ void expect_identical(const std::vector<mx::array>& a, const std::vector<mx::arr
   }
 }
 
-// Decode (T 1) and prefill, single and grouped key heads, Dk a multiple of the kernel's 8
-// lanes or not (24: 8-lane blocks only; 20: a tail), small and large work (inline or pool).
+// Decode (T 1) and prefill; one key head for all value heads, for some or each; Dk through
+// the AVX2 kernel's 16- and 8-lane blocks and its scalar tail (128, 32, 16; 24 = 16 + 8;
+// 20 = 16 + 4; 4) and Dv through its groups of 4 rows and the rows left over (13, 3);
+// work small enough to run inline and large enough for the thread pool.
 const Shape kShapes[] = {
-    {1, 1, 1, 2, 16, 8},    {1, 1, 2, 4, 128, 32}, {2, 1, 1, 6, 24, 48},
-    {1, 5, 2, 6, 32, 8},    {2, 5, 1, 2, 20, 48},  {1, 5, 2, 2, 128, 128},
-    {1, 64, 2, 4, 128, 48}, {2, 64, 1, 6, 16, 32}, {2, 64, 2, 4, 24, 32},
+    {1, 1, 1, 2, 16, 8},   {1, 1, 2, 4, 128, 32},  {2, 1, 1, 6, 24, 48}, {1, 5, 2, 6, 32, 8},
+    {2, 5, 1, 2, 20, 13},  {1, 5, 2, 2, 128, 128}, {1, 5, 1, 1, 4, 3},   {1, 64, 2, 4, 128, 48},
+    {2, 64, 1, 6, 16, 32}, {2, 64, 2, 4, 24, 32},
 };
 
 std::vector<std::vector<int>> keeps_for(int T) {
@@ -128,7 +130,7 @@ TEST_P(GatedDeltaKernel, MatchesReference) {
 TEST_P(GatedDeltaKernel, SixteenBitInputsMatchReference) {
   uint64_t seed = 200;
   for (const auto dtype : {mx::bfloat16, mx::float16}) {
-    for (const auto& shape : {kShapes[1], kShapes[4], kShapes[6]}) {
+    for (const auto& shape : {kShapes[1], kShapes[4], kShapes[7]}) {
       SCOPED_TRACE(shape.text() + (dtype == mx::bfloat16 ? ", bfloat16" : ", float16"));
       const auto o = make_operands(shape, dtype, seed += 10);
       const auto keep = shape.T > 1 ? std::vector<int>{1, shape.T} : std::vector<int>{1};
@@ -244,6 +246,18 @@ TEST_P(GatedDeltaKernel, DISABLED_PrintsTimes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GatedDeltaCpu, GatedDeltaKernel, kCpuIsas, isa_name);
+
+TEST(GatedDelta, OtherDevicesComposeMlxOperations) {
+  if (!mx::is_available(mx::Device::gpu)) GTEST_SKIP() << "no GPU in this MLX build";
+  const auto o = make_operands({1, 5, 2, 4, 32, 16}, mx::float32, 700);
+  const std::vector<int> keep{2, 5};
+  auto gpu = gated_delta(o.q, o.k, o.v, o.g, o.beta, o.state, keep, mx::Device::gpu);
+  EXPECT_STRNE(gpu[0].primitive().name(), "HeronGatedDelta");
+  auto cpu = gated_delta_reference(o.q, o.k, o.v, o.g, o.beta, o.state, keep, mx::Device::cpu);
+  mx::eval(gpu);
+  mx::eval(cpu);
+  expect_matches(gpu, cpu, 1e-4f, 1e-4f);
+}
 
 TEST(GatedDelta, RejectsInconsistentOperands) {
   const Operands ok = make_operands({1, 3, 1, 2, 8, 4}, mx::float32, 600);

@@ -32,10 +32,6 @@ IsaChoice choice;
 // step of small heads); a decode step of Qwen3-Next's 32 heads of 128 x 128 is 4 times it.
 constexpr double kInlineWork = 1 << 17;
 
-// State floats of a block of value rows one task runs through all positions: 16 KiB, a
-// third of a current core's L1.
-constexpr int kBlockFloats = 4096;
-
 struct Dims {
   int B, T, Hk, Hv, Dk, Dv;
 };
@@ -172,11 +168,14 @@ void step_scalar(const Step& a) {
 
 #if defined(__x86_64__)
 // AVX2: R value rows at a time, so their dots are independent chains of FMAs and share the
-// loads of k and q (one row at a time waited on its own sums: 2.5x the time). The write
+// loads of k and q (one row at a time waited on its own sums: 1.5x the time). The write
 // pass reads the input state directly (the first position) or the rows in place.
 template <int R>
 HERON_AVX2 inline void rows_avx2(const Step& a, int dv0) {
+  // Copied out of a: the vector stores may alias anything, so its fields would be reloaded.
   const int n = a.Dk;
+  const float* k = a.k;
+  const float* q = a.q;
   const float* src[R];
   float* dst[R];
   for (int r = 0; r < R; ++r) {
@@ -188,14 +187,14 @@ HERON_AVX2 inline void rows_avx2(const Step& a, int dv0) {
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
   int i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m256 k0 = _mm256_loadu_ps(a.k + i), k1 = _mm256_loadu_ps(a.k + i + 8);
+    const __m256 k0 = _mm256_loadu_ps(k + i), k1 = _mm256_loadu_ps(k + i + 8);
     for (int r = 0; r < R; ++r) {
       acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(src[r] + i), k0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(_mm256_loadu_ps(src[r] + i + 8), k1, acc[r][1]);
     }
   }
   for (; i + 8 <= n; i += 8) {
-    const __m256 k0 = _mm256_loadu_ps(a.k + i);
+    const __m256 k0 = _mm256_loadu_ps(k + i);
     for (int r = 0; r < R; ++r) {
       acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(src[r] + i), k0, acc[r][0]);
     }
@@ -205,7 +204,7 @@ HERON_AVX2 inline void rows_avx2(const Step& a, int dv0) {
   __m256 d[R];
   for (int r = 0; r < R; ++r) {
     float kv = avx2::hsum(_mm256_add_ps(acc[r][0], acc[r][1]));
-    for (int j = tail; j < n; ++j) kv += src[r][j] * a.k[j];
+    for (int j = tail; j < n; ++j) kv += src[r][j] * k[j];
     delta[r] = (a.v[dv0 + r] - kv * a.g) * a.beta;
     d[r] = _mm256_set1_ps(delta[r]);
     acc[r][0] = _mm256_setzero_ps();
@@ -213,7 +212,7 @@ HERON_AVX2 inline void rows_avx2(const Step& a, int dv0) {
   // S = g S + delta k and S q, one sum a row.
   const __m256 g = _mm256_set1_ps(a.g);
   for (i = 0; i + 8 <= n; i += 8) {
-    const __m256 k0 = _mm256_loadu_ps(a.k + i), q0 = _mm256_loadu_ps(a.q + i);
+    const __m256 k0 = _mm256_loadu_ps(k + i), q0 = _mm256_loadu_ps(q + i);
     for (int r = 0; r < R; ++r) {
       const __m256 s = _mm256_fmadd_ps(k0, d[r], _mm256_mul_ps(_mm256_loadu_ps(src[r] + i), g));
       _mm256_storeu_ps(dst[r] + i, s);
@@ -223,8 +222,8 @@ HERON_AVX2 inline void rows_avx2(const Step& a, int dv0) {
   for (int r = 0; r < R; ++r) {
     float y = avx2::hsum(acc[r][0]);
     for (int j = tail; j < n; ++j) {
-      dst[r][j] = src[r][j] * a.g + a.k[j] * delta[r];
-      y += dst[r][j] * a.q[j];
+      dst[r][j] = src[r][j] * a.g + k[j] * delta[r];
+      y += dst[r][j] * q[j];
     }
     a.y[dv0 + r] = y;
   }
@@ -278,10 +277,16 @@ int64_t offset3(const mx::array& a, int64_t i0, int64_t i1, int64_t i2) {
   return i0 * a.strides(0) + i1 * a.strides(1) + i2 * a.strides(2);
 }
 
+// Asks for the n values along the last axis of a from element `offset` to be cached.
+void prefetch_row(const mx::array& a, int64_t offset, int n) {
+  const auto* p = static_cast<const char*>(a.data<void>()) + offset * a.itemsize();
+  const int64_t bytes = (n - 1) * a.strides(3) * a.itemsize();
+  for (int64_t at = 0; at <= bytes; at += 64) __builtin_prefetch(p + at);
+}
+
 // The scan of batch row b, value head h over all T positions. The working state is this
 // task's slice of the last kept state (after T positions); earlier kept states are copies
-// of it taken on the way. Value rows never mix, so a block of them runs through all T
-// positions while it stays in L1 (a whole 128 x 128 state does not fit: 1.5x the time).
+// of it taken on the way.
 void scan(const std::vector<mx::array>& in, std::vector<mx::array>& out,
           const std::vector<int>& keep, const Dims& d, int b, int h, void (*step)(const Step&)) {
   const auto &q = in[0], &k = in[1], &v = in[2], &state = in[5];
@@ -291,44 +296,47 @@ void scan(const std::vector<mx::array>& in, std::vector<mx::array>& out,
   const auto slice = static_cast<int64_t>(d.Dv) * d.Dk;
   const int64_t task = static_cast<int64_t>(b) * d.Hv + h;
   float* S = out.back().data<float>() + task * slice;
-  const float* S0 = state.data<float>() + offset3(state, b, h, 0);
-  int64_t S0_stride = state.strides(2);
+
+  Step a{};
+  a.dst = S;
+  a.Dk = d.Dk;
+  a.Dv = d.Dv;
+  a.src = state.data<float>() + offset3(state, b, h, 0);
+  a.src_stride = state.strides(2);
   if (state.strides(3) != 1) {  // gather the rows so the kernel reads them contiguously
     for (int dv = 0; dv < d.Dv; ++dv) {
-      to_float(S0 + dv * S0_stride, state.strides(3), d.Dk, S + int64_t{dv} * d.Dk);
+      to_float(a.src + dv * a.src_stride, state.strides(3), d.Dk, S + int64_t{dv} * d.Dk);
     }
-    S0 = S;
-    S0_stride = d.Dk;
+    a.src = S;
+    a.src_stride = d.Dk;
   }
   std::vector<float> buf(2 * static_cast<size_t>(d.Dk) + 2 * static_cast<size_t>(d.Dv));
   float* qb = buf.data();
   float* kb = qb + d.Dk;
   float* vb = kb + d.Dk;
-  const int block = std::max(1, kBlockFloats / d.Dk);
-  for (int r0 = 0; r0 < d.Dv; r0 += block) {
-    Step a{};
-    a.Dk = d.Dk;
-    a.Dv = std::min(block, d.Dv - r0);
-    a.src = S0 + r0 * S0_stride;
-    a.src_stride = S0_stride;
-    a.dst = S + int64_t{r0} * d.Dk;
-    a.y = vb + d.Dv;
-    size_t next_keep = 0;
-    for (int t = 0; t < d.T; ++t) {
-      a.q = row_of(q, offset3(q, b, t, hk), d.Dk, qb);
-      a.k = row_of(k, offset3(k, b, t, hk), d.Dk, kb);
-      a.v = row_of(v, offset3(v, b, t, h) + r0 * v.strides(3), a.Dv, vb);
-      a.g = g[offset3(in[3], b, t, h)];
-      a.beta = beta[offset3(in[4], b, t, h)];
-      step(a);
-      a.src = a.dst;
-      a.src_stride = d.Dk;
-      store_row(a.y, a.Dv, out[0], ((int64_t{b} * d.T + t) * d.Hv + h) * d.Dv + r0);
-      if (t + 1 == keep[next_keep] && next_keep + 1 < keep.size()) {
-        std::memcpy(out[1 + next_keep].data<float>() + task * slice + int64_t{r0} * d.Dk, a.dst,
-                    sizeof(float) * static_cast<size_t>(a.Dv) * static_cast<size_t>(d.Dk));
-        ++next_keep;
-      }
+  a.y = vb + d.Dv;
+  size_t next_keep = 0;
+  for (int t = 0; t < d.T; ++t) {
+    // The next position's rows lie a whole position of heads further on, beyond what the
+    // hardware prefetches, and a step waits on its k and v (5-10% of a long prefill).
+    if (t + 1 < d.T) {
+      prefetch_row(q, offset3(q, b, t + 1, hk), d.Dk);
+      prefetch_row(k, offset3(k, b, t + 1, hk), d.Dk);
+      prefetch_row(v, offset3(v, b, t + 1, h), d.Dv);
+    }
+    a.q = row_of(q, offset3(q, b, t, hk), d.Dk, qb);
+    a.k = row_of(k, offset3(k, b, t, hk), d.Dk, kb);
+    a.v = row_of(v, offset3(v, b, t, h), d.Dv, vb);
+    a.g = g[offset3(in[3], b, t, h)];
+    a.beta = beta[offset3(in[4], b, t, h)];
+    step(a);
+    a.src = S;
+    a.src_stride = d.Dk;
+    store_row(a.y, d.Dv, out[0], ((int64_t{b} * d.T + t) * d.Hv + h) * d.Dv);
+    if (t + 1 == keep[next_keep] && next_keep + 1 < keep.size()) {
+      std::memcpy(out[1 + next_keep].data<float>() + task * slice, S,
+                  sizeof(float) * static_cast<size_t>(slice));
+      ++next_keep;
     }
   }
 }
