@@ -22,6 +22,13 @@ tower's tensor (model.visual.*) and multi-token-prediction weights (mtp.*), both
 a text runner leaves, in_proj_qkv / in_proj_z / in_proj_b / in_proj_a apart; dense, 4
 layers, attention at layer 3 (full_attention_interval 4), tied embeddings.
 
+tiny-qwen3-5's reference_logits.safetensors also holds mtp_logits: its prediction head's
+logits for each pair (the final hidden state at position t, token t + 1), t = 0 .. 62,
+computed with mlx-lm's own layers (Qwen3NextAttention, the MLP, RMSNorm, the tied output
+head) composed as vLLM's Qwen3.5 MTP model composes them (mlx-lm itself drops the head):
+the embedding and the hidden state each RMS-normed (weights 1 + w), side by side through
+fc, one decoder block at positions 0 .. 62, the head's norm.
+
 Weights N(0, 0.02) as make_tiny_models.py's, the linear attention's projections N(0, 0.1),
 the convolution N(0, 0.3); A = exp(A_log) uniform in (0.01, 0.3) and dt_bias N(-1, 0.5), so
 the state decays by about 5% a position and carries the whole 64-token sequence.
@@ -150,13 +157,54 @@ def qwen3_5_weights(rng) -> dict:
     return w
 
 
+def mtp_reference(d: Path, tokens) -> dict:
+    """The prediction head's logits for the pairs of `tokens` (see the module's docstring)."""
+    import mlx.core as mx
+    import mlx.nn as nn
+    from mlx_lm import load
+    from mlx_lm.models.qwen3_5 import MLP, Attention
+
+    model, _ = load(str(d))
+    lm = model.language_model
+    args = lm.args
+    w = mx.load(str(d / "model.safetensors"))
+    layer = "mtp.layers.0."
+
+    def norm(name, dims=args.hidden_size):
+        n = nn.RMSNorm(dims, eps=args.rms_norm_eps)
+        n.weight = w[name] + 1.0
+        return n
+
+    def own(prefix):
+        return [(k[len(prefix):], v + 1.0 if k.endswith("_norm.weight") else v)
+                for k, v in w.items() if k.startswith(prefix)]
+
+    attention = Attention(args)
+    attention.load_weights(own(layer + "self_attn."))
+    mlp = MLP(args.hidden_size, args.intermediate_size)
+    mlp.load_weights(own(layer + "mlp."))
+    fc = nn.Linear(2 * args.hidden_size, args.hidden_size, bias=False)
+    fc.weight = w["mtp.fc.weight"]
+    ids = mx.array([[int(t) for t in tokens]])
+    hidden = lm.model(ids)  # the final, normed hidden states
+    x = fc(mx.concatenate([norm("mtp.pre_fc_norm_embedding.weight")(lm.model.embed_tokens(ids[:, 1:])),
+                           norm("mtp.pre_fc_norm_hidden.weight")(hidden[:, :-1])], axis=-1))
+    h = x + attention(norm(layer + "input_layernorm.weight")(x), mask="causal")
+    h = h + mlp(norm(layer + "post_attention_layernorm.weight")(h))
+    logits = lm.model.embed_tokens.as_linear(norm("mtp.norm.weight")(h))[0].astype(mx.float32)
+    mx.eval(logits)
+    return {"mtp_logits": (np.array(logits), "the prediction head's logits for pairs 0..T-2")}
+
+
 def main() -> int:
     out = models_dir_from_args(__doc__)
     rng = np.random.default_rng(SEED)
     worst = 0.0
-    for name, config, weights in (("tiny-qwen3-next", NEXT, qwen3_next_weights),
-                                  ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights)):
-        _, d_inc = write_tiny_model(out / name, config, weights(rng), rng, SEED, out / "tiny-qwen3")
+    for name, config, weights, extra in (
+            ("tiny-qwen3-next", NEXT, qwen3_next_weights, None),
+            ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights, mtp_reference)):
+        _, d_inc = write_tiny_model(out / name, config, weights(rng), rng, SEED, out / "tiny-qwen3",
+                                    extra)
         worst = max(worst, d_inc)
     return 0 if worst < 1e-4 else 1
 

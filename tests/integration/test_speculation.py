@@ -102,6 +102,25 @@ def test_each_architecture_speculates_to_the_plain_text(generate, heron_bin, tmp
             assert s["accepted"] == s["drafted"]
 
 
+@pytest.mark.parametrize("temperature", ["0", "0.9"])
+def test_a_models_own_prediction_head_drafts_by_default(generate, temperature):
+    """Qwen3.5's files carry a multi-token-prediction head: without --draft it drafts, every
+    round at the fixed depth (prompt lookup would propose only where an n-gram repeats),
+    and greedy decoding gives the plain text."""
+    common = ["--model", FIXTURES / "models" / "tiny-qwen3-5", "--prompt", "hello there",
+              "--max-tokens", "24", "--ignore-eos", "--temperature", temperature, "--seed", "3",
+              "--stats-json"]
+    spec = generate(*common, "--draft-depth", "2")
+    assert spec.returncode == 0, spec.stderr
+    s = stats_of(spec)["speculation"]
+    assert s["rounds"] >= 8 and s["drafted"] >= 2 * (s["rounds"] - 1), s  # the last one capped
+    assert len(spec.stdout) > 0
+    if temperature == "0":
+        plain = generate(*common, "--speculation", "off")
+        assert plain.returncode == 0, plain.stderr
+        assert spec.stdout == plain.stdout
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--speculation", "maybe"], "--speculation must be on or off"),
     (["--draft-depth", "-1"], "--draft-depth must be between 0 and"),

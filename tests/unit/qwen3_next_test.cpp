@@ -3,7 +3,9 @@
 // layout gives the same logits; the recurrent caches roll back, restore from saved
 // segments (also through the tensors the disk tier stores) and keep the states at restore
 // points a prefill crosses, with mlx-lm's logits after each; what they cannot restore they
-// say so; broken configs and weights are clear errors.
+// say so; broken configs and weights are clear errors. Qwen3.5's multi-token-prediction
+// head gives the logits of mlx-lm's layers composed as vLLM composes the head, and drafts
+// with them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,6 +18,7 @@
 #include "heron/core/error.h"
 #include "heron/model/layer_caches.h"
 #include "heron/model/loader.h"
+#include "heron/spec/mtp_drafter.h"
 #include "mlx_lm_reference.h"
 #include "temp_model_dir.h"
 
@@ -210,6 +213,121 @@ TEST(RecurrentCache, RefusesWhatIsNotItsState) {
   EXPECT_TRUE(c.state().has_value());
   c.rewind(1);  // 2 is past the slack
   EXPECT_THROW(c.state(), Error);
+}
+
+// tiny-qwen3-5 with its reference: the tokens, the head's reference logits for their
+// pairs, and the model's final hidden states for them.
+class Qwen3_5Head : public ::testing::Test {
+ protected:
+  LoadedModel loaded = load_model(kQwen35, kLoad);
+  const Model& model = *loaded.model;
+  test::MlxLmReference ref = test::mlx_lm_reference(kQwen35);
+  mx::array expected =
+      mx::load_safetensors(kQwen35 + "/reference_logits.safetensors").first.at("mtp_logits");
+  mx::array hiddens = hiddens_of(ref.tokens);
+  mx::array hiddens_of(const std::vector<int>& tokens) const {
+    auto caches = loaded.model->make_caches();
+    return *loaded.model->forward(Batch::single(tokens, 0), caches, true).hiddens;
+  }
+};
+
+// The head over the pairs (final hidden state at t, token t + 1) of the reference
+// sequence, all at once and then a chunk and single steps through its KV cache.
+TEST_F(Qwen3_5Head, GivesTheReferenceLogits) {
+  const int pairs = static_cast<int>(ref.tokens.size()) - 1;
+  ASSERT_EQ(hiddens.shape(1), pairs + 1);
+  const auto* head = model.prediction_head();
+  ASSERT_NE(head, nullptr);
+  auto run = [&](cache::Caches& c, int from, int to) {
+    auto tokens = mx::array(ref.tokens.data() + from + 1, {1, to - from}, mx::int32);
+    auto h = mx::slice(hiddens, {0, from, 0}, {1, to, hiddens.shape(2)});
+    auto logits = mx::squeeze(head->forward(tokens, h, from, c).logits, 0);
+    return test::relative_error_to(logits, mx::slice(expected, {from, 0}, {to, expected.shape(1)}));
+  };
+  auto all = head->make_caches();
+  EXPECT_LE(run(all, 0, pairs), 1e-4f);
+  auto steps = head->make_caches();
+  EXPECT_LE(run(steps, 0, 30), 1e-4f);
+  for (int t = 30; t < pairs; ++t) ASSERT_LE(run(steps, t, t + 1), 1e-4f) << t;
+  EXPECT_EQ(load_model(kNext, kLoad).model->prediction_head(), nullptr);  // none in its files
+}
+
+// The drafter pairs what it heard as the engine hands it over: a proposal's first draw
+// comes from the head's distribution for the last pair (q equals the softmax of the
+// reference logits at temperature 1), after single commits, after a round of drafts, and
+// in a new request that shares a prefix; greedy requests get the head's best as a point
+// mass; without the last pair's hidden state it proposes nothing.
+TEST_F(Qwen3_5Head, DraftsFromItsDistributionForTheLastPair) {
+  auto rows = [&](int from, int to) {
+    return mx::slice(hiddens, {0, from, 0}, {1, to, hiddens.shape(2)});
+  };
+  auto logits_of = [&](int pair) {
+    return mx::slice(expected, {pair, 0}, {pair + 1, expected.shape(1)});
+  };
+  auto first_q_error = [&](const spec::Draft& draft, int pair) {
+    EXPECT_TRUE(draft.probs.has_value());
+    if (!draft.probs) return 1.0f;
+    const auto q = mx::slice(*draft.probs, {0, 0}, {1, draft.probs->shape(1)});
+    return mx::max(mx::abs(mx::subtract(q, mx::softmax(logits_of(pair), -1)))).item<float>();
+  };
+  const std::span<const int> tokens(ref.tokens);
+  spec::MtpDrafter drafter(*model.prediction_head(), 4096);
+  sample::SamplingOptions sampled;
+  sampled.temperature = 1.0f;
+  sampled.seed = 7;
+  drafter.reset(sampled);
+  // A prompt of 20 tokens, prefilled but its last: hidden states of positions 0 .. 18.
+  drafter.committed(tokens.first(20));
+  drafter.target_hiddens(0, rows(0, 19));
+  auto draft = drafter.propose(3);
+  ASSERT_EQ(draft.tokens.size(), 3u);
+  EXPECT_LE(first_q_error(draft, 18), 1e-5f);
+  // Plain steps: each position's hidden state, then its token.
+  for (int p = 19; p < 25; ++p) {
+    drafter.target_hiddens(p, rows(p, p + 1));
+    drafter.committed(tokens.subspan(static_cast<size_t>(p) + 1, 1));
+  }
+  EXPECT_LE(first_q_error(drafter.propose(2), 24), 1e-5f);
+  // A round that accepted two drafts and its bonus token.
+  drafter.target_hiddens(25, rows(25, 28));
+  drafter.committed(tokens.subspan(26, 3));
+  EXPECT_LE(first_q_error(drafter.propose(1), 27), 1e-5f);
+
+  // A new greedy request sharing 22 tokens, whose prefill the prefix cache started at 22.
+  sample::SamplingOptions greedy;
+  greedy.temperature = 0;
+  drafter.reset(greedy);
+  drafter.committed(tokens.first(40));
+  drafter.target_hiddens(22, rows(22, 39));
+  draft = drafter.propose(1);
+  EXPECT_FALSE(draft.probs.has_value());
+  EXPECT_EQ(draft.tokens.at(0), mx::argmax(logits_of(38)).item<int>());
+  // One whose hidden states it never heard up to the last pair: nothing to propose.
+  drafter.reset(greedy);
+  drafter.committed(tokens.first(50));
+  EXPECT_TRUE(drafter.propose(2).empty());
+
+  // A request that left the last one at position 10 but whose prefill started at 22 (the
+  // prefix cache restored another conversation): what it heard from 10 on was another
+  // sequence's, so it starts after the gap, as a drafter that never heard anything before
+  // 22 does.
+  auto other = ref.tokens;
+  other[10] = other[10] == 5 ? 6 : 5;
+  const auto other_hiddens = hiddens_of(other);
+  drafter.reset(sampled);
+  drafter.committed(std::span<const int>(other).first(40));
+  drafter.target_hiddens(0, mx::slice(other_hiddens, {0, 0, 0}, {1, 39, hiddens.shape(2)}));
+  drafter.propose(2);
+  drafter.reset(sampled);
+  drafter.committed(tokens.first(40));
+  drafter.target_hiddens(22, rows(22, 39));
+  spec::MtpDrafter fresh(*model.prediction_head(), 4096);
+  fresh.reset(sampled);
+  fresh.committed(tokens.first(40));
+  fresh.target_hiddens(22, rows(22, 39));
+  const auto ours = drafter.propose(1), theirs = fresh.propose(1);
+  ASSERT_TRUE(ours.probs && theirs.probs);
+  EXPECT_LE(mx::max(mx::abs(mx::subtract(*ours.probs, *theirs.probs))).item<float>(), 1e-6f);
 }
 
 }  // namespace

@@ -18,8 +18,6 @@
 #include "heron/runner/cache_setup.h"
 #include "heron/runner/draft_setup.h"
 #include "heron/spec/cost_file.h"
-#include "heron/spec/draft_model.h"
-#include "heron/spec/prompt_lookup.h"
 #include "heron/store/store.h"
 #include "heron/template/chat_prompt.h"
 
@@ -149,9 +147,7 @@ int run_generate(const std::vector<std::string>& argv) {
       if (speculate) {
         draft = runner::load_draft(model_path, loaded.model->config(), draft_path, load_options);
       }
-      spec::PromptLookup lookup;
-      std::optional<spec::DraftModel> draft_model;
-      if (draft) draft_model.emplace(*draft->loaded.model);
+      runner::Drafters drafters(*loaded.model, draft);
       spec::DepthController controller(depth_options);
       const auto costs =
           spec::cost_file(store::Store::default_root(), runner::speculation_key(model_path, draft));
@@ -160,8 +156,7 @@ int run_generate(const std::vector<std::string>& argv) {
       } catch (const Error& e) {
         std::cerr << "heron: speculation costs start fresh: " << e.what() << std::endl;
       }
-      engine::Speculation speculation{
-          draft_model ? static_cast<spec::Drafter&>(*draft_model) : lookup, controller};
+      engine::Speculation speculation{drafters.chosen(), controller};
       tokenizer::StreamingDetokenizer detok(tok);
       Event done = piece("");
       done.done = true;

@@ -47,6 +47,14 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
   // keeps them too.
   const auto points = restore_points(n);
   for (auto& c : caches) c->capture_at(points);
+  // The drafter hears the prompt first, then (a prediction head) the prefill's hidden states.
+  const bool speculating = speculation && options.speculate;
+  spec::Drafter* hidden_reader =
+      speculating && speculation->drafter.reads_hiddens() ? &speculation->drafter : nullptr;
+  if (speculating) {
+    speculation->drafter.reset(options.sampling);
+    speculation->drafter.committed(prompt);
+  }
   auto mark_restore_points = [&] {
     for (int at : points) {
       if (at <= cache.live_length()) cache.mark_restore_point(at, at == n - 4);
@@ -61,8 +69,11 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
     }
     const int end = std::min(n - 1, begin + chunk);
     std::vector<int> part(prompt.begin() + begin, prompt.begin() + end);
-    auto out = model.forward(model::Batch::single(part, offset(), model::LogitsFor::Last), caches);
+    const int at = offset();
+    auto out = model.forward(model::Batch::single(part, at, model::LogitsFor::Last), caches,
+                             hidden_reader != nullptr);
     mx::eval(out.logits);
+    if (hidden_reader) hidden_reader->target_hiddens(at, *out.hiddens);
     cache.append(part);
   }
   mark_restore_points();
@@ -71,6 +82,7 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
     return stats;
   }
   Sequence sequence{model, cache, sampler, prompt};
+  sequence.hidden_reader = hidden_reader;
   std::optional<sample::GrammarMask> grammar;
   if (options.grammar) {
     grammar.emplace(*options.grammar, model.config().vocab_size);
@@ -78,9 +90,7 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
   }
   PlainDecoder plain(sequence);
   std::optional<SpeculativeDecoder> speculative;
-  if (speculation && options.speculate) {
-    speculation->drafter.reset(options.sampling);
-    speculation->drafter.committed(prompt);
+  if (speculating) {
     speculative.emplace(sequence, plain, speculation->drafter, speculation->controller);
   }
   Decoder& decoder = speculative ? static_cast<Decoder&>(*speculative) : plain;

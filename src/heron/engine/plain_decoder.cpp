@@ -9,7 +9,11 @@ namespace heron::engine {
 namespace mx = mlx::core;
 
 mx::array PlainDecoder::forward(const mx::array& token) {
-  return seq_.model.forward(model::Batch::single(token, seq_.offset()), seq_.cache.caches()).logits;
+  const int offset = seq_.offset();
+  auto out = seq_.model.forward(model::Batch::single(token, offset), seq_.cache.caches(),
+                                seq_.hidden_reader != nullptr);
+  if (seq_.hidden_reader) seq_.hidden_reader->target_hiddens(offset, *out.hiddens);
+  return out.logits;
 }
 
 sample::Draw PlainDecoder::draw(const mx::array& logits) {

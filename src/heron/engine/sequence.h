@@ -10,6 +10,7 @@
 #include "heron/model/model.h"
 #include "heron/sample/grammar_mask.h"
 #include "heron/sample/sampler.h"
+#include "heron/spec/drafter.h"
 
 namespace heron::engine {
 
@@ -19,6 +20,8 @@ struct Sequence {
   sample::Sampler& sampler;
   std::vector<int> tokens;
   sample::GrammarMask* grammar = nullptr;
+  // A drafter that reads the target's hidden states hears those of each forward.
+  spec::Drafter* hidden_reader = nullptr;
 
   int offset() const { return cache.caches()[0]->offset(); }
 };

@@ -109,7 +109,10 @@ std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft
   std::vector<int> input{seq_.tokens.back()};
   input.insert(input.end(), draft.tokens.begin(), draft.tokens.end());
   auto& caches = seq_.cache.caches();
-  auto logits = seq_.model.forward(model::Batch::single(input, seq_.offset()), caches).logits;
+  const int first = seq_.offset();
+  auto out =
+      seq_.model.forward(model::Batch::single(input, first), caches, seq_.hidden_reader != nullptr);
+  const auto& logits = out.logits;
   const int vocab = logits.shape(-1);
   auto raw = mx::reshape(logits, {n + 1, vocab});
   const auto& options = sampler.options();
@@ -136,6 +139,11 @@ std::vector<TokenStep> SpeculativeDecoder::round(spec::Draft draft, double draft
 
   // The caches took the current token and every draft; keep what was accepted.
   for (auto& c : caches) c->rewind(n - accepted);
+  if (seq_.hidden_reader) {  // the positions whose inputs are now committed
+    const auto& h = *out.hiddens;
+    seq_.hidden_reader->target_hiddens(first,
+                                       mx::slice(h, {0, 0, 0}, {1, accepted + 1, h.shape(2)}));
+  }
   seq_.cache.append(std::span(input.data(), static_cast<size_t>(accepted) + 1));
   std::vector<TokenStep> steps;
   for (int r = 0; r <= accepted; ++r) {

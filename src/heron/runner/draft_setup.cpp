@@ -28,6 +28,20 @@ std::optional<LoadedDraft> load_draft(const std::filesystem::path& model_path,
   return draft;
 }
 
+Drafters::Drafters(const model::Model& model, const std::optional<LoadedDraft>& draft) {
+  if (draft) {
+    draft_model_.emplace(*draft->loaded.model);
+  } else if (const auto* head = model.prediction_head()) {
+    mtp_.emplace(*head, model.config().max_position_embeddings);
+  }
+}
+
+spec::Drafter& Drafters::chosen() {
+  if (draft_model_) return *draft_model_;
+  if (mtp_) return *mtp_;
+  return lookup_;
+}
+
 std::string speculation_key(const std::filesystem::path& model_path,
                             const std::optional<LoadedDraft>& draft) {
   auto key = model_cache_key(model_path);

@@ -28,7 +28,7 @@ ModelHost::~ModelHost() {
   worker_
       .submit([this] {
         cache_.reset();
-        draft_model_.reset();
+        drafters_.reset();
         draft_.reset();
         loaded_.model.reset();
       })
@@ -55,7 +55,7 @@ void ModelHost::load() {
                                                      loaded_.model->config().eos_token_ids);
         if (speculation_.enabled) {
           draft_ = load_draft(path_, loaded_.model->config(), std::nullopt, {});
-          if (draft_) draft_model_.emplace(*draft_->loaded.model);
+          drafters_.emplace(*loaded_.model, draft_);
         }
         if (speculation_.enabled && speculation_.store_root) {
           costs_file_ = spec::cost_file(*speculation_.store_root, speculation_key(path_, draft_));
@@ -159,8 +159,8 @@ void ModelHost::run(CompletionJob& job) {
       e.piece = std::move(piece);
       job.events.push(std::move(e));
     };
-    engine::Speculation speculation{
-        draft_model_ ? static_cast<spec::Drafter&>(*draft_model_) : lookup_, controller_};
+    std::optional<engine::Speculation> speculation;
+    if (drafters_) speculation.emplace(engine::Speculation{drafters_->chosen(), controller_});
     auto on_token = [&](const engine::TokenStep& step) {
       if (job.cancelled) return engine::Next::Cancel;
       send(emitter.feed(step));
@@ -170,7 +170,7 @@ void ModelHost::run(CompletionJob& job) {
                      ? emit_scripted_output(*scripted_output_, *loaded_.tokenizer,
                                             static_cast<int>(job.prompt.size()), options, on_token)
                      : engine::generate(*loaded_.model, *cache_, job.prompt, options, on_token,
-                                        speculation_.enabled ? &speculation : nullptr);
+                                        speculation ? &*speculation : nullptr);
     if (stats.done_reason != "cancelled") send(emitter.finish());
     const bool speculated = stats.speculation.rounds > 0;
     done(std::move(stats));

@@ -69,10 +69,9 @@ class ModelHost {
   CacheSettings cache_settings_;
   std::unique_ptr<cache::PrefixCache> cache_;  // every conversation, on the MLX thread
   SpeculationSettings speculation_;
-  spec::PromptLookup lookup_;                    // the drafter of a model without a draft
-  std::optional<LoadedDraft> draft_;             // its stored draft model, when it has one
-  std::optional<spec::DraftModel> draft_model_;  // ... drafting
-  spec::DepthController controller_;             // its tables belong to the model and machine
+  std::optional<LoadedDraft> draft_;  // its stored draft model, when it has one
+  std::optional<Drafters> drafters_;  // when speculating
+  spec::DepthController controller_;  // its tables belong to the model and machine
   std::optional<std::filesystem::path> costs_file_;
   std::atomic<int> queued_{0};   // accepted and not finished
   std::atomic<int> waiting_{0};  // accepted and not started: /status's "waiting"

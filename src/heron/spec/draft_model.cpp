@@ -1,40 +1,21 @@
 #include "heron/spec/draft_model.h"
 
 #include <algorithm>
-#include <random>
 #include <string>
 
 #include <mlx/ops.h>
 #include <mlx/transforms.h>
 
 #include "heron/core/error.h"
-#include "heron/sample/filter.h"
-#include "heron/sample/keyed_random.h"
 
 namespace heron::spec {
 
 namespace mx = mlx::core;
 
-namespace {
-
-// The draft model's own draws: a key stream apart from the target's (which keys
-// positions by the seed itself), so drafts are independent of the verification.
-constexpr uint64_t kDraftStream = 0x6472616674ULL;  // "draft"
-// Position slots per proposal in that stream.
-constexpr uint64_t kSlotsPerProposal = uint64_t{1} << 20;
-
-}  // namespace
-
 DraftModel::DraftModel(const model::Model& model) : model_(model), caches_(model.make_caches()) {}
 
 void DraftModel::reset(const sample::SamplingOptions& sampling) {
-  sampling_ = sampling;
-  // Penalties belong to the target's distribution; q need not follow them.
-  sampling_.repeat_penalty = 1.0f;
-  sampling_.presence_penalty = 0.0f;
-  sampling_.frequency_penalty = 0.0f;
-  seed_ = (sampling.seed ? *sampling.seed : std::random_device{}()) ^ kDraftStream;
-  proposals_ = 0;
+  draws_.reset(sampling);
   sequence_.clear();  // the caches keep their tokens: the next request may share a prefix
 }
 
@@ -73,33 +54,18 @@ Draft DraftModel::propose(int max) {
   max = std::min<int>(max, context - static_cast<int>(sequence_.size()));
   if (sequence_.empty() || max < 1) return {};
   catch_up();
-  const int vocab = model_.config().vocab_size;
-  const uint64_t first_slot = proposals_++ * kSlotsPerProposal;
-  std::vector<mx::array> tokens, probs;
   int offset = static_cast<int>(cached_.size());
   auto logits =
       model_.forward(model::Batch::single(std::vector<int>{sequence_.back()}, offset), caches_)
           .logits;
   for (int i = 0; i < max; ++i) {
-    auto row = mx::astype(mx::reshape(logits, {1, vocab}), mx::float32);
-    auto filtered = sample::filter_rows(row, sampling_, std::nullopt);
-    auto token = filtered.draw(sample::position_keys(seed_, first_slot + i, 1));
-    tokens.push_back(token);
-    if (!filtered.greedy) probs.push_back(filtered.probs());
+    auto token = draws_.draw(logits);
     if (i + 1 < max) {
       ++offset;
       logits = model_.forward(model::Batch::single(token, offset), caches_).logits;
     }
   }
-  Draft draft;
-  auto ids = mx::concatenate(tokens, 0);
-  if (!probs.empty()) draft.probs = mx::concatenate(probs, 0);
-  if (draft.probs) {
-    mx::eval(ids, *draft.probs);
-  } else {
-    mx::eval(ids);
-  }
-  draft.tokens.assign(ids.data<int32_t>(), ids.data<int32_t>() + max);
+  Draft draft = draws_.finish();
   // The caches took the last committed token and every draft but the last.
   cached_.push_back(sequence_.back());
   cached_.insert(cached_.end(), draft.tokens.begin(), draft.tokens.end() - 1);

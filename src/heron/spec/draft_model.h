@@ -4,14 +4,13 @@
 // synchronization. Its KV cache follows the committed stream: before a proposal, what it
 // holds past the common prefix with the sequence is rewound and what the target
 // committed since is prefilled, so it stays level across rounds, plain steps and
-// requests (a new request reuses their common prefix). Drafts are drawn from the draft
-// model's distribution under the request's temperature and filters (without penalties)
-// and returned with it as q, so verification stays exact; greedy requests get point
-// masses.
+// requests (a new request reuses their common prefix). Drafts are drawn as DraftDraws
+// says.
 #include <cstdint>
 #include <vector>
 
 #include "heron/model/model.h"
+#include "heron/spec/draft_draws.h"
 #include "heron/spec/drafter.h"
 
 namespace heron::spec {
@@ -32,9 +31,7 @@ class DraftModel : public Drafter {
   cache::Caches caches_;
   std::vector<int> cached_;    // the tokens the caches hold
   std::vector<int> sequence_;  // the target's committed sequence
-  sample::SamplingOptions sampling_;
-  uint64_t seed_ = 0;
-  uint64_t proposals_ = 0;  // each proposal draws with its own keys
+  DraftDraws draws_;
 };
 
 // Throws heron::Error, naming both sizes, unless `draft` shares `target`'s vocabulary.

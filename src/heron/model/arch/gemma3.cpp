@@ -8,6 +8,7 @@
 #include "heron/model/arch/archs.h"
 #include "heron/model/layer_caches.h"
 #include "heron/model/layers/attention.h"
+#include "heron/model/layers/decoder.h"
 #include "heron/model/layers/mlp.h"
 
 namespace heron::model::arch {
@@ -53,12 +54,10 @@ class Gemma3 : public Model {
       h = mx::add(h, b.post_attention_norm(b.attention(b.input_norm(h), batch, *caches[i])));
       h = mx::add(h, b.post_feedforward_norm(b.mlp(b.pre_feedforward_norm(h))));
     }
-    if (batch.logits_for == LogitsFor::Last && h.shape(1) > 1) {
-      h = mx::slice(h, {0, h.shape(1) - 1, 0}, h.shape());
-    }
-    h = norm_(h);
-    auto logits = lm_head_ ? (*lm_head_)(h) : embed_.as_linear(h);
-    return {logits, want_hiddens ? std::optional<mx::array>(h) : std::nullopt};
+    return decoder_output(
+        h, batch, norm_,
+        [&](const mx::array& x) { return lm_head_ ? (*lm_head_)(x) : embed_.as_linear(x); },
+        want_hiddens);
   }
 
   cache::Caches make_caches() const override { return make_layer_caches(config()); }

@@ -4,7 +4,8 @@
 // per-head RMSNorm on queries and keys, and experts with a gated shared expert where the
 // config has them. Hugging Face checkpoints store the RMSNorm weights as w for a scale of
 // 1 + w and the convolution as [channels, 1, kernel]; mlx-lm's files hold 1 + w and
-// [channels, kernel, 1]: the convolution's layout tells which.
+// [channels, kernel, 1]: the convolution's layout tells which. Their multi-token-prediction
+// head (mtp.*), where the files have it, drafts for them (model/layers/mtp_head).
 #include "heron/model/arch/archs.h"
 #include "heron/model/layers/decoder.h"
 
@@ -19,7 +20,8 @@ std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, Weights& weig
     c.norm_weight_offset = conv != nullptr && conv->ndim() == 3 && conv->shape(2) != 1;
     break;
   }
-  return std::make_unique<DecoderModel>(c, weights, DecoderOptions{.qk_norm = true});
+  return std::make_unique<DecoderModel>(c, weights,
+                                        DecoderOptions{.qk_norm = true, .prediction_head = true});
 }
 
 }  // namespace heron::model::arch

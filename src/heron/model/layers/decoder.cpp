@@ -3,6 +3,7 @@
 #include <mlx/ops.h>
 
 #include "heron/model/layer_caches.h"
+#include "heron/model/layers/mtp_head.h"
 
 namespace heron::model {
 
@@ -29,6 +30,20 @@ DecoderModel::DecoderModel(const ModelConfig& c, Weights& w, DecoderOptions opti
   }
   norm_ = RMSNorm::load(w, "model.norm.weight", c.rms_norm_eps, c.norm_weight_offset);
   if (!c.tie_word_embeddings || w.has("lm_head.weight")) lm_head_ = Linear::load(w, "lm_head");
+  if (options.prediction_head && w.has("mtp.fc.weight")) {
+    mtp_ = MtpHead::load(w, "mtp", c, rope, embed_, lm_head_ ? &*lm_head_ : nullptr);
+  }
+}
+
+Output decoder_output(const mx::array& h, const Batch& batch, const RMSNorm& norm,
+                      const std::function<mx::array(const mx::array&)>& head, bool want_hiddens) {
+  const bool last = batch.logits_for == LogitsFor::Last && h.shape(1) > 1;
+  auto final_position = [&](const mx::array& x) {
+    return last ? mx::slice(x, {0, x.shape(1) - 1, 0}, x.shape()) : x;
+  };
+  if (!want_hiddens) return {head(norm(final_position(h))), std::nullopt};
+  auto hiddens = norm(h);
+  return {head(final_position(hiddens)), hiddens};
 }
 
 Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const {
@@ -41,12 +56,10 @@ Output DecoderModel::forward(const Batch& batch, cache::Caches& caches, bool wan
     const auto normed = b.post_attention_norm(h);
     h = mx::add(h, std::visit([&](const auto& mlp) { return mlp(normed); }, b.mlp));
   }
-  if (batch.logits_for == LogitsFor::Last && h.shape(1) > 1) {
-    h = mx::slice(h, {0, h.shape(1) - 1, 0}, h.shape());
-  }
-  h = norm_(h);
-  auto logits = lm_head_ ? (*lm_head_)(h) : embed_.as_linear(h);
-  return {logits, want_hiddens ? std::optional<mx::array>(h) : std::nullopt};
+  return decoder_output(
+      h, batch, norm_,
+      [&](const mx::array& x) { return lm_head_ ? (*lm_head_)(x) : embed_.as_linear(x); },
+      want_hiddens);
 }
 
 cache::Caches DecoderModel::make_caches() const {

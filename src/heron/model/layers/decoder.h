@@ -5,6 +5,8 @@
 // the config's (ModelConfig::layer_has_experts, window_of_layer), as is latent attention
 // in place of grouped-query attention (ModelConfig::latent_attention), and which layers are
 // gated delta-net linear attention instead (ModelConfig::layer_is_recurrent).
+#include <functional>
+#include <memory>
 #include <variant>
 #include <vector>
 
@@ -19,13 +21,24 @@ namespace heron::model {
 
 struct DecoderOptions {
   bool qk_norm = false;
+  bool prediction_head = false;  // load the files' multi-token-prediction head (mtp.*), if any
 };
+
+// The final norm and the output head over a decoder's last hidden states h [B, L, hidden]:
+// logits for every position or the last (batch.logits_for), and, when asked for, every
+// position's normed hidden state.
+Output decoder_output(const mlx::core::array& h, const Batch& batch, const RMSNorm& norm,
+                      const std::function<mlx::core::array(const mlx::core::array&)>& head,
+                      bool want_hiddens);
 
 class DecoderModel : public Model {
  public:
   DecoderModel(const ModelConfig& config, Weights& w, DecoderOptions options);
   Output forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const override;
   cache::Caches make_caches() const override;
+  const PredictionHead* prediction_head() const override { return mtp_.get(); }
+  DecoderModel(const DecoderModel&) = delete;  // the prediction head refers to its layers
+  DecoderModel& operator=(const DecoderModel&) = delete;
 
  private:
   struct Block {
@@ -37,6 +50,7 @@ class DecoderModel : public Model {
   std::vector<Block> blocks_;
   RMSNorm norm_;
   std::optional<Linear> lm_head_;  // absent when tied to the embedding
+  std::unique_ptr<PredictionHead> mtp_;
 };
 
 }  // namespace heron::model
