@@ -22,6 +22,11 @@ tower's tensor (model.visual.*) and multi-token-prediction weights (mtp.*), both
 a text runner leaves, in_proj_qkv / in_proj_z / in_proj_b / in_proj_a apart; dense, 4
 layers, attention at layer 3 (full_attention_interval 4), tied embeddings.
 
+tiny-qwen3-5-moe: Qwen3.5's mixture (model_type qwen3_5_moe) as Hugging Face ships it:
+tiny-qwen3-5's layout with tiny-qwen3-next's experts (8 of 32, top 2, a gated shared
+expert of 48) in every layer, each layer's experts fused: mlp.experts.gate_up_proj
+[experts, 2 x 32, hidden] (gate's rows, then up's) and mlp.experts.down_proj; untied.
+
 tiny-qwen3-5's reference_logits.safetensors also holds mtp_logits: its prediction head's
 logits for each pair (the final hidden state at position t, token t + 1), t = 0 .. 62,
 computed with mlx-lm's own layers (Qwen3NextAttention, the MLP, RMSNorm, the tied output
@@ -133,6 +138,27 @@ def decoder(rng, c: dict, root: str, fused: bool) -> dict:
     return w
 
 
+MOE_TEXT = dict(TEXT, model_type="qwen3_5_moe_text", tie_word_embeddings=False, num_experts=8,
+                num_experts_per_tok=2, moe_intermediate_size=32,
+                shared_expert_intermediate_size=48, norm_topk_prob=True)
+QWEN3_5_MOE = dict(QWEN3_5, architectures=["Qwen3_5MoeForConditionalGeneration"],
+                   model_type="qwen3_5_moe", tie_word_embeddings=False, text_config=MOE_TEXT)
+
+
+def qwen3_5_moe_weights(rng) -> dict:
+    """Per-expert weights drawn as decoder() draws them, then fused as Qwen3.5 ships them."""
+    c = MOE_TEXT
+    w = decoder(rng, c, "model.language_model.", fused=False)
+    w["lm_head.weight"] = normal(rng, (c["vocab_size"], c["hidden_size"]))
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.language_model.layers.{i}.mlp.experts."
+        per = [[w.pop(f"{p}{e}.{n}_proj.weight") for e in range(c["num_experts"])]
+               for n in ("gate", "up", "down")]
+        w[p + "gate_up_proj"] = np.concatenate([np.stack(per[0]), np.stack(per[1])], axis=1)
+        w[p + "down_proj"] = np.stack(per[2])
+    return w
+
+
 def qwen3_next_weights(rng, c: dict = NEXT) -> dict:
     w = decoder(rng, c, "model.", fused=True)
     w["lm_head.weight"] = normal(rng, (c["vocab_size"], c["hidden_size"]))
@@ -202,7 +228,8 @@ def main() -> int:
     worst = 0.0
     for name, config, weights, extra in (
             ("tiny-qwen3-next", NEXT, qwen3_next_weights, None),
-            ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights, mtp_reference)):
+            ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights, mtp_reference),
+            ("tiny-qwen3-5-moe", QWEN3_5_MOE, qwen3_5_moe_weights, None)):
         _, d_inc = write_tiny_model(out / name, config, weights(rng), rng, SEED, out / "tiny-qwen3",
                                     extra)
         worst = max(worst, d_inc)

@@ -177,7 +177,8 @@ def store_serve(heron_bin, store, tmp_path):
                                          ("tiny-qwen3-moe", "int4"), ("tiny-gpt-oss", "int4"),
                                          ("tiny-gpt-oss-mxfp4", None),
                                          ("tiny-glm4-moe-lite", "int4"),
-                                         ("tiny-qwen3-next", "int4"), ("tiny-qwen3-5", "int4")])
+                                         ("tiny-qwen3-next", "int4"), ("tiny-qwen3-5", "int4"),
+                                         ("tiny-qwen3-5-moe", "int4")])
 def test_served_model_matches_mlx_lm(create, store, store_serve, tmp_path, model, quant):
     """Quantized by create, or (quant None) stored as it comes: gpt-oss's MXFP4 experts
     are rewritten into mlx-lm's layout, which mlx-lm then reads."""

@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(TinyModels, ModelLogits,
                                            "tiny-llama-sharded", "tiny-gemma3", "tiny-qwen3-moe",
                                            "tiny-gpt-oss", "tiny-gpt-oss-mxfp4",
                                            "tiny-glm4-moe-lite", "tiny-qwen3-next",
-                                           "tiny-qwen3-5"));
+                                           "tiny-qwen3-5", "tiny-qwen3-5-moe"));
 
 // Sliding-window layers in rings of window + 3 (tiny-gemma3's window is 8 of its 64
 // positions, tiny-gpt-oss's 4), so they wrap many times: prefill longer than the ring,

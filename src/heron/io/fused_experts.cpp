@@ -46,6 +46,22 @@ std::optional<mx::array> take(WeightMap& weights, const std::string& name) {
   return a;
 }
 
+// Qwen3.5's: gate's rows, then up's.
+void unfuse_halves(WeightMap& weights, const std::string& p, const std::string& source) {
+  auto gate_up = *take(weights, p + ".gate_up_proj");
+  if (gate_up.ndim() != 3 || gate_up.shape(1) % 2 != 0) {
+    fail_file(source, "'" + p + ".gate_up_proj' is not [experts, 2 x width, hidden]");
+  }
+  const int width = gate_up.shape(1) / 2;
+  const auto parts = mx::split(gate_up, mx::Shape{width}, 1);
+  const std::string m = p.substr(0, p.size() - 8) + ".switch_mlp";  // without ".experts"
+  weights.insert_or_assign(m + ".gate_proj.weight", mx::contiguous(parts[0]));
+  weights.insert_or_assign(m + ".up_proj.weight", mx::contiguous(parts[1]));
+  if (auto down = take(weights, p + ".down_proj")) {
+    weights.insert_or_assign(m + ".down_proj.weight", *down);
+  }
+}
+
 void unfuse_layer(WeightMap& weights, const std::string& p, const std::string& source) {
   // Interleaved gate/up rows into P.gate_proj.WHAT and P.up_proj.WHAT.
   auto split = [&](const std::optional<mx::array>& a, const std::string& what) {
@@ -96,7 +112,11 @@ bool has_fused_experts(const WeightMap& weights) {
   return false;
 }
 
-WeightMap with_unfused_experts(WeightMap weights, const std::string& source) {
+FusedExperts fused_experts_of(const std::string& architecture) {
+  return architecture == "qwen3_5_moe" ? FusedExperts::Halves : FusedExperts::Interleaved;
+}
+
+WeightMap with_unfused_experts(WeightMap weights, const std::string& source, FusedExperts layout) {
   std::vector<std::string> layers;  // P, for each P.gate_up_proj(_blocks)
   for (const auto& [name, a] : weights) {
     for (const std::string tail : {".gate_up_proj_blocks", ".gate_up_proj"}) {
@@ -105,7 +125,13 @@ WeightMap with_unfused_experts(WeightMap weights, const std::string& source) {
       }
     }
   }
-  for (const auto& p : layers) unfuse_layer(weights, p, source);
+  for (const auto& p : layers) {
+    if (layout == FusedExperts::Halves && weights.contains(p + ".gate_up_proj")) {
+      unfuse_halves(weights, p, source);
+    } else {
+      unfuse_layer(weights, p, source);
+    }
+  }
   return weights;
 }
 

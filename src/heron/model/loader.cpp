@@ -51,9 +51,10 @@ LoadedModel load_hf(const store::ModelFiles& files, const LoadOptions& options) 
   if (const auto* g = files.find("generation_config.json")) generation = read_json_file(*g);
   const auto config_json = read_json_file(*config_path);
   auto config = config_from_hf(config_json, generation, config_path->string());
-  Weights weights(
-      io::with_unfused_experts(io::with_text_model_names(load_safetensors(files)), files.source),
-      files.source, config.quant_group_size, options.dtype.value_or(default_dtype(config_json)));
+  Weights weights(io::with_unfused_experts(io::with_text_model_names(load_safetensors(files)),
+                                           files.source, io::fused_experts_of(config.architecture)),
+                  files.source, config.quant_group_size,
+                  options.dtype.value_or(default_dtype(config_json)));
   std::map<std::string, QuantScheme> schemes;  // under the names the weights now have
   for (const auto& [module, scheme] : config.quant_layers) {
     schemes.insert_or_assign(io::text_model_name(module), scheme);

@@ -314,7 +314,8 @@ class Creator {
                                 : io::load_safetensors_file(required(src, "model.safetensors"));
     // gpt-oss's MXFP4 experts are MLX's mxfp4: stored in mlx-lm's layout and named so.
     if (io::has_fused_experts(weights)) {
-      weights = io::with_unfused_experts(std::move(weights), src.text);
+      weights = io::with_unfused_experts(std::move(weights), src.text,
+                                         io::fused_experts_of(config.value("model_type", "")));
       if (mxfp4_checkpoint(config)) {
         config["quantization"] = quant_entry(QuantType::parse("mxfp4"));
         config["quantization_config"] = config["quantization"];
