@@ -5,7 +5,6 @@
 // operands they reject.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -216,32 +215,6 @@ TEST_P(GatedDeltaKernel, WorksAnExampleAsByHand) {
   for (bool reference : {false, true}) {
     SCOPED_TRACE(reference ? "reference" : "kernel");
     expect_identical(run(o, {1, 2}, reference), expected);
-  }
-}
-
-// Seconds per call, best of `reps`.
-double best_seconds(const Operands& o, const std::vector<int>& keep, bool reference, int reps) {
-  double best = 1e9;
-  for (int i = 0; i < reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run(o, keep, reference);
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
-
-// Not a check: prints the kernel's and the reference's times for Qwen3-Next's linear
-// attention (16 key heads, 32 value heads of 128 x 128) at decode and a 512-token prefill.
-// Run with --gtest_also_run_disabled_tests.
-TEST_P(GatedDeltaKernel, DISABLED_PrintsTimes) {
-  for (int T : {1, 512}) {
-    const auto o = make_operands({1, T, 16, 32, 128, 128}, mx::float32, 500);
-    const int reps = T == 1 ? 200 : 5;
-    run(o, {T}, false);
-    const double kernel = best_seconds(o, {T}, false, reps);
-    const double reference = best_seconds(o, {T}, true, T == 1 ? reps : 1);
-    std::printf("T %d: kernel %.1f us, reference %.1f us\n", T, kernel * 1e6, reference * 1e6);
   }
 }
 
