@@ -48,7 +48,7 @@ def make_model() -> Path:
     shutil.rmtree(CACHE, ignore_errors=True)
     d = CACHE / "float"
     d.mkdir(parents=True)
-    w = qwen3_next_weights(np.random.default_rng(SEED), CONFIG)
+    w = qwen3_next_weights(np.random.default_rng(SEED), CONFIG, with_mtp=False)
     save_safetensors_sorted(w, str(d / "model.safetensors"), {"format": "pt"})
     for f in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(ROOT / "tests/fixtures/models/tiny-qwen3" / f, d / f)

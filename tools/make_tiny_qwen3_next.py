@@ -27,10 +27,13 @@ tiny-qwen3-5's layout with tiny-qwen3-next's experts (8 of 32, top 2, a gated sh
 expert of 48) in every layer, each layer's experts fused: mlp.experts.gate_up_proj
 [experts, 2 x 32, hidden] (gate's rows, then up's) and mlp.experts.down_proj; untied.
 
-tiny-qwen3-5's reference_logits.safetensors also holds mtp_logits: its prediction head's
+tiny-qwen3-next and tiny-qwen3-5 carry a multi-token-prediction head (mtp.*, with the
+model's kind of feed-forward),
+and their reference_logits.safetensors also hold mtp_logits: the prediction head's
 logits for each pair (the final hidden state at position t, token t + 1), t = 0 .. 62,
-computed with mlx-lm's own layers (Qwen3NextAttention, the MLP, RMSNorm, the tied output
-head) composed as vLLM's Qwen3.5 MTP model composes them (mlx-lm itself drops the head):
+computed with mlx-lm's own layers (Qwen3NextAttention, the MLP or the sparse MoE block,
+RMSNorm, the output head) composed as vLLM's Qwen3.5 and Qwen3-Next MTP models compose
+them (mlx-lm itself drops the head):
 the embedding and the hidden state each RMS-normed (weights 1 + w), side by side through
 fc, one decoder block at positions 0 .. 62, the head's norm.
 
@@ -159,9 +162,11 @@ def qwen3_5_moe_weights(rng) -> dict:
     return w
 
 
-def qwen3_next_weights(rng, c: dict = NEXT) -> dict:
+def qwen3_next_weights(rng, c: dict = NEXT, with_mtp: bool = True) -> dict:
     w = decoder(rng, c, "model.", fused=True)
     w["lm_head.weight"] = normal(rng, (c["vocab_size"], c["hidden_size"]))
+    if with_mtp:
+        w.update(mtp_weights(rng, c))
     return w
 
 
@@ -169,17 +174,31 @@ def qwen3_5_weights(rng) -> dict:
     w = decoder(rng, TEXT, "model.language_model.", fused=False)
     H = TEXT["hidden_size"]
     w["model.visual.patch_embed.proj.weight"] = normal(rng, (16, 3, 2, 2))
-    # The multi-token-prediction head: one more attention layer behind a fusion of the
-    # next token's embedding and the last hidden state.
-    w["mtp.fc.weight"] = normal(rng, (H, 2 * H))
-    w["mtp.pre_fc_norm_embedding.weight"] = zero_centred(rng, H)
-    w["mtp.pre_fc_norm_hidden.weight"] = zero_centred(rng, H)
-    w["mtp.norm.weight"] = zero_centred(rng, H)
-    for name, a in gated_attention(rng, TEXT, "mtp.layers.0.self_attn.").items():
-        w[name] = a
-    w.update(mlp(rng, "mtp.layers.0.mlp.", H, TEXT["intermediate_size"], 0.02))
-    w["mtp.layers.0.input_layernorm.weight"] = zero_centred(rng, H)
-    w["mtp.layers.0.post_attention_layernorm.weight"] = zero_centred(rng, H)
+    w.update(mtp_weights(rng, TEXT))
+    return w
+
+
+def mtp_weights(rng, c: dict) -> dict:
+    """The multi-token-prediction head: one more attention layer, with the model's kind
+    of feed-forward, behind a fusion of the next token's embedding and the last hidden
+    state."""
+    H = c["hidden_size"]
+    w = {"mtp.fc.weight": normal(rng, (H, 2 * H)),
+         "mtp.pre_fc_norm_embedding.weight": zero_centred(rng, H),
+         "mtp.pre_fc_norm_hidden.weight": zero_centred(rng, H),
+         "mtp.norm.weight": zero_centred(rng, H),
+         "mtp.layers.0.input_layernorm.weight": zero_centred(rng, H),
+         "mtp.layers.0.post_attention_layernorm.weight": zero_centred(rng, H)}
+    w.update(gated_attention(rng, c, "mtp.layers.0.self_attn."))
+    p = "mtp.layers.0.mlp."
+    if c.get("num_experts", 0) == 0:
+        w.update(mlp(rng, p, H, c["intermediate_size"], 0.02))
+        return w
+    w[p + "gate.weight"] = normal(rng, (c["num_experts"], H), 0.5)
+    for e in range(c["num_experts"]):
+        w.update(mlp(rng, f"{p}experts.{e}.", H, c["moe_intermediate_size"], 0.15))
+    w.update(mlp(rng, p + "shared_expert.", H, c["shared_expert_intermediate_size"], 0.15))
+    w[p + "shared_expert_gate.weight"] = normal(rng, (1, H), 0.5)
     return w
 
 
@@ -188,10 +207,11 @@ def mtp_reference(d: Path, tokens) -> dict:
     import mlx.core as mx
     import mlx.nn as nn
     from mlx_lm import load
-    from mlx_lm.models.qwen3_5 import MLP, Attention
+    from mlx_lm.models.qwen3_next import (Qwen3NextAttention, Qwen3NextMLP,
+                                          Qwen3NextSparseMoeBlock)
 
     model, _ = load(str(d))
-    lm = model.language_model
+    lm = getattr(model, "language_model", model)  # Qwen3.5's text model, or Qwen3-Next
     args = lm.args
     w = mx.load(str(d / "model.safetensors"))
     layer = "mtp.layers.0."
@@ -202,12 +222,21 @@ def mtp_reference(d: Path, tokens) -> dict:
         return n
 
     def own(prefix):
-        return [(k[len(prefix):], v + 1.0 if k.endswith("_norm.weight") else v)
-                for k, v in w.items() if k.startswith(prefix)]
+        mine = {k[len(prefix):]: v + 1.0 if k.endswith("_norm.weight") else v
+                for k, v in w.items() if k.startswith(prefix)}
+        for proj in ("gate_proj", "up_proj", "down_proj"):  # experts stacked, as mlx-lm does
+            experts = sorted((k for k in mine if k.startswith("experts.") and proj in k),
+                             key=lambda k: int(k.split(".")[1]))
+            if experts:
+                mine[f"switch_mlp.{proj}.weight"] = mx.stack([mine.pop(k) for k in experts])
+        return list(mine.items())
 
-    attention = Attention(args)
+    attention = Qwen3NextAttention(args)
     attention.load_weights(own(layer + "self_attn."))
-    mlp = MLP(args.hidden_size, args.intermediate_size)
+    if getattr(args, "num_experts", 0) > 0:
+        mlp = Qwen3NextSparseMoeBlock(args)
+    else:
+        mlp = Qwen3NextMLP(args.hidden_size, args.intermediate_size)
     mlp.load_weights(own(layer + "mlp."))
     fc = nn.Linear(2 * args.hidden_size, args.hidden_size, bias=False)
     fc.weight = w["mtp.fc.weight"]
@@ -217,7 +246,8 @@ def mtp_reference(d: Path, tokens) -> dict:
                            norm("mtp.pre_fc_norm_hidden.weight")(hidden[:, :-1])], axis=-1))
     h = x + attention(norm(layer + "input_layernorm.weight")(x), mask="causal")
     h = h + mlp(norm(layer + "post_attention_layernorm.weight")(h))
-    logits = lm.model.embed_tokens.as_linear(norm("mtp.norm.weight")(h))[0].astype(mx.float32)
+    head = lm.model.embed_tokens.as_linear if args.tie_word_embeddings else lm.lm_head
+    logits = head(norm("mtp.norm.weight")(h))[0].astype(mx.float32)
     mx.eval(logits)
     return {"mtp_logits": (np.array(logits), "the prediction head's logits for pairs 0..T-2")}
 
@@ -227,7 +257,7 @@ def main() -> int:
     rng = np.random.default_rng(SEED)
     worst = 0.0
     for name, config, weights, extra in (
-            ("tiny-qwen3-next", NEXT, qwen3_next_weights, None),
+            ("tiny-qwen3-next", NEXT, qwen3_next_weights, mtp_reference),
             ("tiny-qwen3-5", QWEN3_5, qwen3_5_weights, mtp_reference),
             ("tiny-qwen3-5-moe", QWEN3_5_MOE, qwen3_5_moe_weights, None)):
         _, d_inc = write_tiny_model(out / name, config, weights(rng), rng, SEED, out / "tiny-qwen3",

@@ -121,6 +121,26 @@ def test_a_models_own_prediction_head_drafts_by_default(generate, temperature):
         assert spec.stdout == plain.stdout
 
 
+def test_a_stored_models_prediction_head_drafts(generate, heron_bin, tmp_path):
+    """Qwen3-Next stored by create at 8 bits: its head (with experts) stored apart drafts
+    for it, and greedy decoding gives the plain text."""
+    (tmp_path / "Modelfile").write_text(f"FROM {FIXTURES / 'models' / 'tiny-qwen3-next'}\n")
+    made = subprocess.run([str(heron_bin), "create", "qn", "-f", str(tmp_path / "Modelfile"),
+                           "--quantize", "int8"], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, HERON_MODELS=str(tmp_path / "store")))
+    assert made.returncode == 0, made.stderr
+    common = ["--model", tmp_path / "store/manifests/library/qn/latest", "--prompt",
+              "hello there", "--max-tokens", "24", "--ignore-eos", "--temperature", "0",
+              "--stats-json"]
+    spec = generate(*common, "--draft-depth", "2")
+    assert spec.returncode == 0, spec.stderr
+    s = stats_of(spec)["speculation"]
+    assert s["rounds"] >= 8 and s["drafted"] >= 2 * (s["rounds"] - 1), s
+    plain = generate(*common, "--speculation", "off")
+    assert plain.returncode == 0, plain.stderr
+    assert spec.stdout == plain.stdout
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--speculation", "maybe"], "--speculation must be on or off"),
     (["--draft-depth", "-1"], "--draft-depth must be between 0 and"),

@@ -210,14 +210,16 @@ def test_mlx_lm_quantized_latent_attention_matches_mlx_lm(create, store, store_s
 def test_a_multimodal_language_model_is_stored_under_mlx_lm_module_paths(create, store):
     """Qwen3.5 as Hugging Face ships it (model.language_model.*, a vision tower, mtp.*):
     stored under mlx-lm's module paths, so the 8-bit layers of int4 are named as mlx-lm
-    looks them up; the vision tower is left out, the multi-token-prediction head kept."""
+    looks them up; the vision tower is left out, the multi-token-prediction head kept
+    apart (mtp.safetensors, which mlx-lm does not read), quantized as well."""
     r = create("q5", f"FROM {MODELS / 'tiny-qwen3-5'}\n", "--quantize", "int4")
     assert r.returncode == 0, r.stderr
     names = set(load_st(layer(store, "q5", "model.safetensors")))
     assert "language_model.model.layers.0.linear_attn.in_proj_qkv.scales" in names
     assert "language_model.model.embed_tokens.scales" in names
-    assert "mtp.fc.weight" in names
-    assert not [n for n in names if n.startswith(("model.", "lm_head"))]
+    assert not [n for n in names if n.startswith(("model.", "lm_head", "mtp."))]
+    head = set(load_st(layer(store, "q5", "mtp.safetensors")))
+    assert {"mtp.fc.scales", "mtp.layers.0.self_attn.q_proj.scales"} <= head, head
     quantization = json.loads(layer(store, "q5", "config.json").read_text())["quantization"]
     assert quantization["language_model.model.layers.3.self_attn.k_proj"]["bits"] == 8
     assert quantization["language_model.model.embed_tokens"]["bits"] == 8  # the tied head

@@ -215,15 +215,15 @@ TEST(RecurrentCache, RefusesWhatIsNotItsState) {
   EXPECT_THROW(c.state(), Error);
 }
 
-// tiny-qwen3-5 with its reference: the tokens, the head's reference logits for their
-// pairs, and the model's final hidden states for them.
-class Qwen3_5Head : public ::testing::Test {
+// A model with its multi-token-prediction head and reference: the tokens, the head's
+// reference logits for their pairs, and the model's final hidden states for them.
+class PredictionHeads : public ::testing::TestWithParam<std::string> {
  protected:
-  LoadedModel loaded = load_model(kQwen35, kLoad);
+  LoadedModel loaded = load_model(GetParam(), kLoad);
   const Model& model = *loaded.model;
-  test::MlxLmReference ref = test::mlx_lm_reference(kQwen35);
+  test::MlxLmReference ref = test::mlx_lm_reference(GetParam());
   mx::array expected =
-      mx::load_safetensors(kQwen35 + "/reference_logits.safetensors").first.at("mtp_logits");
+      mx::load_safetensors(GetParam() + "/reference_logits.safetensors").first.at("mtp_logits");
   mx::array hiddens = hiddens_of(ref.tokens);
   mx::array hiddens_of(const std::vector<int>& tokens) const {
     auto caches = loaded.model->make_caches();
@@ -233,7 +233,7 @@ class Qwen3_5Head : public ::testing::Test {
 
 // The head over the pairs (final hidden state at t, token t + 1) of the reference
 // sequence, all at once and then a chunk and single steps through its KV cache.
-TEST_F(Qwen3_5Head, GivesTheReferenceLogits) {
+TEST_P(PredictionHeads, GiveTheReferenceLogits) {
   const int pairs = static_cast<int>(ref.tokens.size()) - 1;
   ASSERT_EQ(hiddens.shape(1), pairs + 1);
   const auto* head = model.prediction_head();
@@ -249,7 +249,6 @@ TEST_F(Qwen3_5Head, GivesTheReferenceLogits) {
   auto steps = head->make_caches();
   EXPECT_LE(run(steps, 0, 30), 1e-4f);
   for (int t = 30; t < pairs; ++t) ASSERT_LE(run(steps, t, t + 1), 1e-4f) << t;
-  EXPECT_EQ(load_model(kNext, kLoad).model->prediction_head(), nullptr);  // none in its files
 }
 
 // The drafter pairs what it heard as the engine hands it over: a proposal's first draw
@@ -257,7 +256,7 @@ TEST_F(Qwen3_5Head, GivesTheReferenceLogits) {
 // reference logits at temperature 1), after single commits, after a round of drafts, and
 // in a new request that shares a prefix; greedy requests get the head's best as a point
 // mass; without the last pair's hidden state it proposes nothing.
-TEST_F(Qwen3_5Head, DraftsFromItsDistributionForTheLastPair) {
+TEST_P(PredictionHeads, DraftFromTheirDistributionForTheLastPair) {
   auto rows = [&](int from, int to) {
     return mx::slice(hiddens, {0, from, 0}, {1, to, hiddens.shape(2)});
   };
@@ -328,6 +327,19 @@ TEST_F(Qwen3_5Head, DraftsFromItsDistributionForTheLastPair) {
   const auto ours = drafter.propose(1), theirs = fresh.propose(1);
   ASSERT_TRUE(ours.probs && theirs.probs);
   EXPECT_LE(mx::max(mx::abs(mx::subtract(*ours.probs, *theirs.probs))).item<float>(), 1e-6f);
+}
+
+// Qwen3.5's head with a dense feed-forward, Qwen3-Next's with experts.
+INSTANTIATE_TEST_SUITE_P(TinyModels, PredictionHeads, ::testing::Values(kQwen35, kNext),
+                         [](const auto& param) {
+                           return param.param == kNext ? std::string("Qwen3Next")
+                                                       : std::string("Qwen3_5");
+                         });
+
+TEST(Qwen3_5, FilesWithoutAHeadHaveNone) {
+  EXPECT_EQ(load_model(std::string(HERON_FIXTURES) + "/models/tiny-qwen3-5-moe", kLoad)
+                .model->prediction_head(),
+            nullptr);
 }
 
 }  // namespace

@@ -192,7 +192,12 @@ io::WeightMap load_safetensors(const store::ModelFiles& files) {
   const auto* file = files.find("model.safetensors");
   if (!file) throw Error(files.source + ": no model.safetensors");
   auto all = io::load_safetensors_file(*file);
-  if (files.tensor_prefix.empty()) return all;
+  if (files.tensor_prefix.empty()) {
+    if (const auto* head = files.find(store::kPredictionHeadFile)) {
+      all.merge(io::load_safetensors_file(*head));
+    }
+    return all;
+  }
   io::WeightMap mine;
   for (auto& [name, array] : all) {
     if (name.rfind(files.tensor_prefix, 0) == 0) {

@@ -292,12 +292,12 @@ class Creator {
 
   // The model.safetensors (or draft.safetensors) blob, with progress and cancellation.
   Layer write_weights(std::vector<NamedArray> tensors, const QuantType* q,
-                      const std::string& prefix) {
+                      const std::string& prefix, const std::string& file = "model.safetensors") {
     const uint64_t total = tensor_bytes(tensors);
     const size_t count = tensors.size();
     const std::string what = q ? "quantizing to " + q->label : "writing tensors";
     return write_safetensors(store_, std::move(tensors), {{"format", "mlx"}},
-                             prefix.empty() ? "model.safetensors" : "draft.safetensors",
+                             prefix.empty() ? file : "draft.safetensors",
                              [&](size_t done, uint64_t bytes) {
                                check_cancel(cancel_);
                                if (progress_) progress_({what, bytes, total, done, count});
@@ -312,6 +312,9 @@ class Creator {
     io::WeightMap weights = files.dir
                                 ? io::load_safetensors_dir(*files.dir)
                                 : io::load_safetensors_file(required(src, "model.safetensors"));
+    if (const auto* head = files.find(kPredictionHeadFile); head && !files.dir) {
+      weights.merge(io::load_safetensors_file(*head));
+    }
     // gpt-oss's MXFP4 experts are MLX's mxfp4: stored in mlx-lm's layout and named so.
     if (io::has_fused_experts(weights)) {
       weights = io::with_unfused_experts(std::move(weights), src.text,
@@ -337,14 +340,36 @@ class Creator {
     if (already && q) {
       throw already_quantized(src, prefix);
     }
-    auto planned = plan_weights(in_mlx_lm_layout(with_stacked_experts(std::move(weights)), config),
-                                q, config.value("tie_word_embeddings", false), prefix);
+    auto stored = in_mlx_lm_layout(with_stacked_experts(std::move(weights)), config);
+    const bool tied = config.value("tie_word_embeddings", false);
+    // A multi-token-prediction head is stored apart: mlx-lm reads model*.safetensors and
+    // refuses tensors its model lacks (its Qwen3-Next drops mtp.* only in the Hugging Face
+    // layout).
+    io::WeightMap head;
+    if (prefix.empty()) {
+      for (auto it = stored.begin(); it != stored.end();) {
+        if (it->first.starts_with("mtp.")) {
+          head.insert(stored.extract(it++));
+        } else {
+          ++it;
+        }
+      }
+    }
+    auto planned = plan_weights(std::move(stored), q, tied, prefix);
+    std::optional<PlannedTensors> planned_head;
+    if (!head.empty()) planned_head = plan_weights(std::move(head), q, tied, prefix);
     if (q) {
+      if (planned_head) planned.quantization.update(planned_head->quantization);
       config["quantization"] = planned.quantization;
       config["quantization_config"] = planned.quantization;
     }
     Imported out;
     out.layers.push_back(write_weights(std::move(planned.tensors), q ? &*q : nullptr, prefix));
+    if (planned_head) {
+      planned.params += planned_head->params;
+      out.layers.push_back(write_weights(std::move(planned_head->tensors), q ? &*q : nullptr,
+                                         prefix, kPredictionHeadFile));
+    }
     out.layers.push_back(store_.write_blob(config.dump(2), prefix + "config.json"));
     if (prefix.empty()) copy_support_files(files, out.layers);
     std::string level = q ? q->label : dtype_label(planned.float_type.value_or(mx::float32));

@@ -16,6 +16,9 @@ namespace heron::store {
 
 class Store;
 
+// A stored model's multi-token-prediction head (mtp.*), beside model.safetensors.
+inline constexpr const char* kPredictionHeadFile = "mtp.safetensors";
+
 struct ModelFiles {
   std::string source;  // for messages: a directory or "model NAME"
   std::map<std::string, std::filesystem::path> files;
