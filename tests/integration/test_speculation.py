@@ -1,14 +1,16 @@
-"""Speculative decoding through `heron generate`: prompt lookup and draft models give the
-text plain decoding gives (greedy, and seeded sampling with prompt lookup), statistics
-report the rounds, and bad flags, drafts and HERON_SPECULATION values are refused."""
+"""Speculative decoding through `heron generate` (and a served model's prediction head):
+prompt lookup, draft models and prediction heads give the text plain decoding gives
+(greedy, and seeded sampling with prompt lookup), statistics report the rounds, and bad
+flags, drafts and HERON_SPECULATION values are refused."""
 import json
 import os
 import re
 import subprocess
 
+import httpx
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, start_serve
 
 TINY_QWEN3 = FIXTURES / "models" / "tiny-qwen3"
 # Output that repeats the input, so prompt lookup has something to propose.
@@ -119,6 +121,26 @@ def test_a_models_own_prediction_head_drafts_by_default(generate, temperature):
         plain = generate(*common, "--speculation", "off")
         assert plain.returncode == 0, plain.stderr
         assert spec.stdout == plain.stdout
+
+
+def test_a_served_models_prediction_head_drafts(heron_bin, tmp_path):
+    """The runner picks the head too: Ollama's final response reports the rounds it
+    drafted, and the greedy answer is the plain one."""
+    with start_serve(heron_bin, tmp_path) as serve:
+        r = httpx.post(serve.url + "/api/create", timeout=300, json={
+            "model": "q5", "from": str(FIXTURES / "models" / "tiny-qwen3-5"), "stream": False})
+        assert r.status_code == 200, r.text
+
+        def answer(speculation):
+            r = httpx.post(serve.url + "/api/generate", timeout=300, json={
+                "model": "q5", "prompt": "hello there", "stream": False, "raw": True,
+                "options": {"temperature": 0, "num_predict": 24, "speculation": speculation}})
+            assert r.status_code == 200, r.text
+            return r.json()
+        plain, spec = answer(False), answer(True)
+    assert "speculation" not in plain
+    assert spec["speculation"]["rounds"] > 0 and spec["speculation"]["drafted"] > 0, spec
+    assert spec["response"] == plain["response"]
 
 
 def test_a_stored_models_prediction_head_drafts(generate, heron_bin, tmp_path):
