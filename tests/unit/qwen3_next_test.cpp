@@ -292,6 +292,20 @@ TEST_P(PredictionHeads, DraftFromTheirDistributionForTheLastPair) {
   drafter.committed(tokens.subspan(26, 3));
   EXPECT_LE(first_q_error(drafter.propose(1), 27), 1e-5f);
 
+  // Plain steps all the way: the hidden states arrive one position at a time, and their
+  // runs are joined now and then.
+  spec::MtpDrafter stepped(*model.prediction_head(), 4096);
+  stepped.reset(sampled);
+  stepped.committed(tokens.first(2));
+  stepped.target_hiddens(0, rows(0, 1));
+  for (int p = 1; p < 62; ++p) {
+    stepped.target_hiddens(p, rows(p, p + 1));
+    stepped.committed(tokens.subspan(static_cast<size_t>(p) + 1, 1));
+    if (p % 10 == 0) {
+      EXPECT_LE(first_q_error(stepped.propose(2), p), 1e-5f) << p;
+    }
+  }
+
   // A new greedy request sharing 22 tokens, whose prefill the prefix cache started at 22.
   sample::SamplingOptions greedy;
   greedy.temperature = 0;

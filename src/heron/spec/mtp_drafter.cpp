@@ -44,6 +44,32 @@ void MtpDrafter::forget_from(int from) {
 void MtpDrafter::target_hiddens(int first, const mx::array& hiddens) {
   forget_from(first);
   hiddens_.push_back({first, hiddens});
+  // Plain steps bring one position at a time: join the runs now and then, so a long
+  // conversation keeps a few arrays rather than one per position.
+  if (hiddens_.size() > kRunsBeforeJoining) join_runs();
+}
+
+void MtpDrafter::join_runs() {
+  std::vector<Rows> joined;
+  std::vector<mx::array> parts;  // of the run being joined
+  int end = 0;
+  auto close = [&] {
+    if (parts.size() > 1) joined.back().rows = mx::concatenate(parts, 1);
+    parts.clear();
+  };
+  for (const auto& r : hiddens_) {
+    if (joined.empty() || r.first != end) {
+      close();
+      joined.push_back(r);
+    }
+    parts.push_back(r.rows);
+    end = r.first + r.rows.shape(1);
+  }
+  close();
+  std::vector<mx::array> rows;
+  for (const auto& r : joined) rows.push_back(r.rows);
+  mx::eval(rows);
+  hiddens_ = std::move(joined);
 }
 
 std::optional<mx::array> MtpDrafter::hiddens(int from, int to) const {

@@ -33,6 +33,9 @@ class MtpDrafter : public Drafter {
   std::optional<mlx::core::array> hiddens(int from, int to) const;
   // Forgets hidden states and pairs from position `from` on (their inputs changed).
   void forget_from(int from);
+  // Joins contiguous runs of hidden states into one array each.
+  void join_runs();
+  static constexpr size_t kRunsBeforeJoining = 16;
   // Brings the cache to the pairs of positions [start_, sequence_.size() - 2).
   void catch_up();
 
