@@ -67,6 +67,7 @@ void MtpDrafter::join_runs() {
   }
   close();
   std::vector<mx::array> rows;
+  rows.reserve(joined.size());
   for (const auto& r : joined) rows.push_back(r.rows);
   mx::eval(rows);
   hiddens_ = std::move(joined);
