@@ -30,13 +30,19 @@ mx::array grouped_rows(int blocks, int block, const std::vector<std::pair<int, i
   return mx::array(rows.data(), {static_cast<int>(rows.size())}, mx::int32);
 }
 
-// Stores Qwen3-Next's fused PREFIX.FUSED as one layer per part, PREFIX.NAMES[i], in the
-// plain order (the part of every key head in turn), quantized or not.
+// Stores Qwen3-Next's fused PREFIX.FUSED, whose rows hold for each key head in turn the
+// pieces named in `pieces` (with their widths), as one layer per name: each of its pieces'
+// rows of every key head, its pieces side by side (q, k and v make Qwen3.5's in_proj_qkv);
+// quantized or not.
 void split_grouped(Weights& w, const std::string& prefix, const std::string& fused,
-                   const std::vector<std::string>& names, const std::vector<int>& widths,
-                   int groups) {
+                   const std::vector<std::pair<std::string, int>>& pieces, int groups) {
   int block = 0;
-  for (int width : widths) block += width;
+  std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> layers;
+  for (const auto& [name, width] : pieces) {
+    if (layers.empty() || layers.back().first != name) layers.push_back({name, {}});
+    layers.back().second.emplace_back(block, width);
+    block += width;
+  }
   for (const char* field : {".weight", ".scales", ".biases"}) {
     auto t = w.take_optional(prefix + "." + fused + field);
     if (!t) continue;
@@ -44,11 +50,8 @@ void split_grouped(Weights& w, const std::string& prefix, const std::string& fus
       throw Error(w.source() + ": '" + prefix + "." + fused + field + "' must have " +
                   std::to_string(groups * block) + " rows");
     }
-    int from = 0;
-    for (size_t i = 0; i < names.size(); ++i) {
-      const auto rows = grouped_rows(groups, block, {{from, widths[i]}});
-      w.put(prefix + "." + names[i] + field, mx::take(*t, rows, 0));
-      from += widths[i];
+    for (const auto& [name, parts] : layers) {
+      w.put(prefix + "." + name + field, mx::take(*t, grouped_rows(groups, block, parts), 0));
     }
   }
 }
@@ -59,19 +62,21 @@ GatedDeltaNet GatedDeltaNet::load(Weights& w, const std::string& prefix, const M
   const auto& d = c.linear;
   const int per_key = d.value_heads / d.key_heads;
   if (w.has(prefix + ".in_proj_qkvz.weight")) {
-    split_grouped(
-        w, prefix, "in_proj_qkvz", {"in_proj_q", "in_proj_k", "in_proj_v", "in_proj_z"},
-        {d.key_head_dim, d.key_head_dim, per_key * d.value_head_dim, per_key * d.value_head_dim},
-        d.key_heads);
-    split_grouped(w, prefix, "in_proj_ba", {"in_proj_b", "in_proj_a"}, {per_key, per_key},
+    const int values = per_key * d.value_head_dim;
+    split_grouped(w, prefix, "in_proj_qkvz",
+                  {{"in_proj_qkv", d.key_head_dim},
+                   {"in_proj_qkv", d.key_head_dim},
+                   {"in_proj_qkv", values},
+                   {"in_proj_z", values}},
+                  d.key_heads);
+    split_grouped(w, prefix, "in_proj_ba", {{"in_proj_b", per_key}, {"in_proj_a", per_key}},
                   d.key_heads);
   }
   GatedDeltaNet n;
-  std::vector<std::string> in{prefix + ".in_proj_qkv"};
-  if (!w.has(prefix + ".in_proj_qkv.weight")) {
-    in = {prefix + ".in_proj_q", prefix + ".in_proj_k", prefix + ".in_proj_v"};
+  std::vector<std::string> in;
+  for (const char* part : {".in_proj_qkv", ".in_proj_z", ".in_proj_b", ".in_proj_a"}) {
+    in.push_back(prefix + part);
   }
-  for (const char* part : {".in_proj_z", ".in_proj_b", ".in_proj_a"}) in.push_back(prefix + part);
   n.in_ = LinearGroup::load(w, in);
   n.out_ = Linear::load(w, prefix + ".out_proj");
   const int channels = d.conv_channels();
@@ -94,12 +99,20 @@ GatedDeltaNet GatedDeltaNet::load(Weights& w, const std::string& prefix, const M
   n.norm_ = mx::astype(vector("norm.weight", d.value_head_dim), w.dtype());
   n.dims_ = d;
   n.eps_ = c.rms_norm_eps;
+  // Unit-length queries and keys (mlx-lm's normalize_qk: eps 1e-6 on the sum of squares,
+  // so 1e-6 / key_head_dim on the mean), the readout scale 1/sqrt(key_head_dim) folded
+  // into the queries: RMS norms with constant weights.
+  const float inv_scale = 1.0f / std::sqrt(static_cast<float>(d.key_head_dim));
+  n.qk_eps_ = 1e-6f * inv_scale * inv_scale;
+  n.q_scale_ = mx::full({d.key_head_dim}, inv_scale * inv_scale, w.dtype());
+  n.k_scale_ = mx::full({d.key_head_dim}, inv_scale, w.dtype());
+  std::vector<mx::array> made{n.decay_, n.dt_bias_, n.norm_, n.q_scale_, n.k_scale_};
   for (int j = 0; j < d.conv_kernel; ++j) {
     n.taps_.push_back(
         mx::contiguous(mx::reshape(mx::slice(conv, {0, j}, {channels, j + 1}), {channels})));
+    made.push_back(n.taps_.back());
   }
-  mx::eval(n.taps_);
-  mx::eval({n.decay_, n.dt_bias_, n.norm_});
+  mx::eval(made);
   return n;
 }
 
@@ -113,12 +126,11 @@ mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& /*batch*/,
   const int channels = dims_.conv_channels();
   const int key_dim = dims_.key_heads * dims_.key_head_dim;
   const auto dtype = x.dtype();
-  auto parts = in_(x);
-  // [q k v] of 3 layers (Qwen3-Next's split) or 1; then z, b, a.
-  auto qkv = parts.size() == 6 ? mx::concatenate({parts[0], parts[1], parts[2]}, -1) : parts[0];
-  const auto& z = parts[parts.size() - 3];
-  const auto& b = parts[parts.size() - 2];
-  const auto& a = parts[parts.size() - 1];
+  const auto parts = in_(x);
+  const auto& qkv = parts[0];
+  const auto& z = parts[1];
+  const auto& b = parts[2];
+  const auto& a = parts[3];
 
   const auto before = recurrent->state();
   // The causal convolution over the last K - 1 inputs before this write and its own.
@@ -137,12 +149,8 @@ mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& /*batch*/,
                        {B, L, dims_.key_heads, dims_.key_head_dim});
   auto v = mx::reshape(mx::slice(conv, {0, 0, 2 * key_dim}, {B, L, channels}),
                        {B, L, dims_.value_heads, dims_.value_head_dim});
-  // Unit-length queries and keys (mlx-lm's normalize_qk: eps 1e-6 on the sum of squares),
-  // the readout scale 1/sqrt(key_head_dim) folded into the queries.
-  const float inv_scale = 1.0f / std::sqrt(static_cast<float>(dims_.key_head_dim));
-  const float eps = 1e-6f * inv_scale * inv_scale;
-  q = kernels::rms_norm(q, mx::full({dims_.key_head_dim}, inv_scale * inv_scale, dtype), eps);
-  k = kernels::rms_norm(k, mx::full({dims_.key_head_dim}, inv_scale, dtype), eps);
+  q = kernels::rms_norm(q, q_scale_, qk_eps_);
+  k = kernels::rms_norm(k, k_scale_, qk_eps_);
   // Per value head: the decay g = exp(-exp(A_log) softplus(a + dt_bias)) and the write
   // strength beta = sigmoid(b).
   const auto softplus = mx::logaddexp(mx::add(a, dt_bias_), mx::array(0.0f, dtype));

@@ -17,7 +17,8 @@ namespace heron::model {
 class GatedDeltaNet {
  public:
   // PREFIX.in_proj_qkv, .in_proj_z, .in_proj_b, .in_proj_a (Qwen3.5), or Qwen3-Next's
-  // PREFIX.in_proj_qkvz and .in_proj_ba (rows grouped by key head, reordered here);
+  // PREFIX.in_proj_qkvz and .in_proj_ba (rows grouped by key head, reordered here into
+  // Qwen3.5's layers);
   // PREFIX.conv1d.weight ([channels, 1, kernel] or mlx-lm's [channels, kernel, 1]),
   // .A_log, .dt_bias, .norm.weight and .out_proj.
   static GatedDeltaNet load(Weights& w, const std::string& prefix, const ModelConfig& c);
@@ -31,6 +32,9 @@ class GatedDeltaNet {
   mlx::core::array decay_{0.0f};        // -exp(A_log) [value_heads], float32
   mlx::core::array dt_bias_{0.0f};      // [value_heads]
   mlx::core::array norm_{0.0f};         // [value_head_dim]
+  // [key_head_dim]: the constant weights that normalize q (with the readout scale) and k.
+  mlx::core::array q_scale_{0.0f}, k_scale_{0.0f};
+  float qk_eps_ = 1e-6f;
   LinearAttentionDims dims_;
   float eps_ = 1e-6f;
 };
