@@ -130,14 +130,21 @@ def decoder(rng, c: dict, root: str, fused: bool) -> dict:
             w.update(linear_attention(rng, c, p + "linear_attn.", fused))
         else:
             w.update(gated_attention(rng, c, p + "self_attn."))
-        if c.get("num_experts", 0) == 0 or i in c.get("mlp_only_layers", []):
-            w.update(mlp(rng, p + "mlp.", H, c["intermediate_size"], 0.02))
-            continue
-        w[p + "mlp.gate.weight"] = normal(rng, (c["num_experts"], H), 0.5)
-        for e in range(c["num_experts"]):
-            w.update(mlp(rng, f"{p}mlp.experts.{e}.", H, c["moe_intermediate_size"], 0.15))
-        w.update(mlp(rng, p + "mlp.shared_expert.", H, c["shared_expert_intermediate_size"], 0.15))
-        w[p + "mlp.shared_expert_gate.weight"] = normal(rng, (1, H), 0.5)
+        w.update(feed_forward(rng, c, p + "mlp.", i in c.get("mlp_only_layers", [])))
+    return w
+
+
+def feed_forward(rng, c: dict, p: str, dense: bool) -> dict:
+    """A dense MLP, or (where the config has experts) the experts behind a router and a
+    gated shared expert."""
+    H = c["hidden_size"]
+    if c.get("num_experts", 0) == 0 or dense:
+        return mlp(rng, p, H, c["intermediate_size"], 0.02)
+    w = {p + "gate.weight": normal(rng, (c["num_experts"], H), 0.5)}
+    for e in range(c["num_experts"]):
+        w.update(mlp(rng, f"{p}experts.{e}.", H, c["moe_intermediate_size"], 0.15))
+    w.update(mlp(rng, p + "shared_expert.", H, c["shared_expert_intermediate_size"], 0.15))
+    w[p + "shared_expert_gate.weight"] = normal(rng, (1, H), 0.5)
     return w
 
 
@@ -190,15 +197,7 @@ def mtp_weights(rng, c: dict) -> dict:
          "mtp.layers.0.input_layernorm.weight": zero_centred(rng, H),
          "mtp.layers.0.post_attention_layernorm.weight": zero_centred(rng, H)}
     w.update(gated_attention(rng, c, "mtp.layers.0.self_attn."))
-    p = "mtp.layers.0.mlp."
-    if c.get("num_experts", 0) == 0:
-        w.update(mlp(rng, p, H, c["intermediate_size"], 0.02))
-        return w
-    w[p + "gate.weight"] = normal(rng, (c["num_experts"], H), 0.5)
-    for e in range(c["num_experts"]):
-        w.update(mlp(rng, f"{p}experts.{e}.", H, c["moe_intermediate_size"], 0.15))
-    w.update(mlp(rng, p + "shared_expert.", H, c["shared_expert_intermediate_size"], 0.15))
-    w[p + "shared_expert_gate.weight"] = normal(rng, (1, H), 0.5)
+    w.update(feed_forward(rng, c, "mtp.layers.0.mlp.", dense=False))
     return w
 
 
