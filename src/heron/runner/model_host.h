@@ -18,8 +18,6 @@
 #include "heron/runner/output_grammars.h"
 #include "heron/runner/scripted_output.h"
 #include "heron/spec/depth_controller.h"
-#include "heron/spec/draft_model.h"
-#include "heron/spec/prompt_lookup.h"
 
 namespace heron::runner {
 
