@@ -19,6 +19,7 @@ namespace {
 // verify_base + verify_slope * (w - 1) and drafting costs draft_step per token.
 struct World {
   double accept;
+  double plain = 1.0;
   double verify_base = 1.05;
   double verify_slope = 0.02;
   double draft_step = 0;
@@ -26,7 +27,7 @@ struct World {
   double verify(int width) const { return verify_base + verify_slope * (width - 1); }
   // Expected committed tokens per unit of time at a fixed depth.
   double rate(int depth) const {
-    if (depth == 0) return 1.0;
+    if (depth == 0) return 1.0 / plain;
     double expected = 1, product = 1;
     for (int k = 1; k <= depth; ++k) expected += (product *= accept);
     return expected / (depth * draft_step + verify(depth + 1));
@@ -53,9 +54,9 @@ Run simulate(DepthController& controller, const World& world, int rounds, std::m
     const int depth = controller.choose(kMaxDepth);
     run.depths.push_back(depth);
     if (depth == 0) {
-      controller.observe_plain(1.0);
+      controller.observe_plain(world.plain);
       run.tokens += 1;
-      run.seconds += 1.0;
+      run.seconds += world.plain;
       continue;
     }
     int accepted = 0;
@@ -92,7 +93,7 @@ TEST(DepthController, GoesDeepWhenVerifyingIsFlatAndDraftsAreGood) {
 
 TEST(DepthController, StaysShallowWhenVerifyingIsSteep) {
   std::mt19937 rng(2);
-  const World world{.accept = 0.7, .verify_slope = 0.5};
+  const World world{.accept = 0.8, .verify_slope = 0.5};
   DepthController controller;
   const auto run = settled(world, controller, rng);
   EXPECT_LE(median_depth(run.depths), 2);
@@ -155,6 +156,23 @@ TEST(DepthController, CostsRoundTripAndBadTablesAreRefused) {
     EXPECT_THROW(fresh.load_costs(nlohmann::json::parse(bad)), heron::Error) << bad;
   }
   EXPECT_EQ(fresh.costs(), trained.costs());  // a refused table changes nothing
+}
+
+TEST(DepthController, TimesPlainDecodingBeforeSpeculating) {
+  // A CPU where verifying two positions costs 1.6 plain steps and drafts are accepted
+  // 40% of the time: speculation loses at every depth. A drafter that always proposes
+  // leaves the controller no plain step to time unless it asks for one.
+  const World cpu{.accept = 0.4,
+                  .plain = 0.013,
+                  .verify_base = 0.021,
+                  .verify_slope = 0.004,
+                  .draft_step = 0.0015};
+  DepthController controller;
+  EXPECT_EQ(controller.choose(16), 0);
+  std::mt19937 rng(3);
+  const auto run = settled(cpu, controller, rng);
+  EXPECT_EQ(median_depth(run.depths), 0);
+  EXPECT_GE(run.rate(), 0.9 * cpu.best_rate(kMaxDepth));
 }
 
 TEST(DepthController, StartsModestlyAndGrowsAsDepthsAreMeasured) {

@@ -18,7 +18,7 @@
 #include "heron/core/error.h"
 #include "heron/model/layer_caches.h"
 #include "heron/model/loader.h"
-#include "heron/spec/mtp_drafter.h"
+#include "heron/spec/head_drafter.h"
 #include "mlx_lm_reference.h"
 #include "temp_model_dir.h"
 
@@ -270,7 +270,7 @@ TEST_P(PredictionHeads, DraftFromTheirDistributionForTheLastPair) {
     return mx::max(mx::abs(mx::subtract(q, mx::softmax(logits_of(pair), -1)))).item<float>();
   };
   const std::span<const int> tokens(ref.tokens);
-  spec::MtpDrafter drafter(*model.prediction_head(), 4096);
+  spec::HeadDrafter drafter(*model.prediction_head(), 4096);
   sample::SamplingOptions sampled;
   sampled.temperature = 1.0f;
   sampled.seed = 7;
@@ -294,7 +294,7 @@ TEST_P(PredictionHeads, DraftFromTheirDistributionForTheLastPair) {
 
   // Plain steps all the way: the hidden states arrive one position at a time, and their
   // runs are joined now and then.
-  spec::MtpDrafter stepped(*model.prediction_head(), 4096);
+  spec::HeadDrafter stepped(*model.prediction_head(), 4096);
   stepped.reset(sampled);
   stepped.committed(tokens.first(2));
   stepped.target_hiddens(0, rows(0, 1));
@@ -334,7 +334,7 @@ TEST_P(PredictionHeads, DraftFromTheirDistributionForTheLastPair) {
   drafter.reset(sampled);
   drafter.committed(tokens.first(40));
   drafter.target_hiddens(22, rows(22, 39));
-  spec::MtpDrafter fresh(*model.prediction_head(), 4096);
+  spec::HeadDrafter fresh(*model.prediction_head(), 4096);
   fresh.reset(sampled);
   fresh.committed(tokens.first(40));
   fresh.target_hiddens(22, rows(22, 39));

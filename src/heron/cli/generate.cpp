@@ -145,7 +145,7 @@ int run_generate(const std::vector<std::string>& argv) {
       cache::PrefixCache cache(loaded.model->make_caches(), {});
       std::optional<runner::LoadedDraft> draft;
       if (speculate) {
-        draft = runner::load_draft(model_path, loaded.model->config(), draft_path, load_options);
+        draft = runner::load_draft(model_path, *loaded.model, draft_path, load_options);
       }
       runner::Drafters drafters(*loaded.model, draft);
       spec::DepthController controller(depth_options);

@@ -10,6 +10,10 @@
 
 namespace heron::model {
 
+class Embedding;
+class Linear;
+class RMSNorm;
+
 struct Output {
   mlx::core::array logits;                  // [B, L or 1, vocab]
   std::optional<mlx::core::array> hiddens;  // [B, L, hidden]: every position's, when asked for
@@ -29,6 +33,14 @@ class PredictionHead {
   virtual cache::Caches make_caches() const = 0;
 };
 
+// The layers a trained draft head shares with its model: the token embedding, the final
+// norm and the output head (null: tied to the embedding).
+struct SharedLayers {
+  const Embedding& embed;
+  const RMSNorm& norm;
+  const Linear* lm_head;
+};
+
 class Model {
  public:
   explicit Model(ModelConfig config) : config_(std::move(config)) {}
@@ -38,6 +50,8 @@ class Model {
   virtual cache::Caches make_caches() const = 0;
   // The model's own multi-token-prediction head, when its files have one.
   virtual const PredictionHead* prediction_head() const { return nullptr; }
+  // What a draft head may share, for the models that can carry one.
+  virtual std::optional<SharedLayers> shared_layers() const { return std::nullopt; }
   const ModelConfig& config() const { return config_; }
 
  private:

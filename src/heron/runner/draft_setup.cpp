@@ -1,6 +1,8 @@
 #include "heron/runner/draft_setup.h"
 
+#include "heron/core/default_model.h"
 #include "heron/core/error.h"
+#include "heron/model/draft_head_loader.h"
 #include "heron/runner/cache_setup.h"
 #include "heron/spec/draft_model.h"
 #include "heron/store/model_files.h"
@@ -8,37 +10,52 @@
 namespace heron::runner {
 
 std::optional<LoadedDraft> load_draft(const std::filesystem::path& model_path,
-                                      const model::ModelConfig& model_config,
+                                      const model::Model& model,
                                       const std::optional<std::filesystem::path>& explicit_draft,
                                       model::LoadOptions options) {
   options.load_tokenizer = false;  // the model's tokenizer serves both
   LoadedDraft draft;
+  std::optional<store::ModelFiles> files;
   if (explicit_draft) {
-    draft.loaded = model::load_model(*explicit_draft, options);
+    files = model::files_at(*explicit_draft);
     draft.key = "draft " + model_cache_key(*explicit_draft);
-  } else if (store::is_manifest_path(model_path) &&
-             store::draft_files(store::files_of_manifest_path(model_path))) {
+  } else if (store::is_manifest_path(model_path)) {
+    files = store::draft_files(store::files_of_manifest_path(model_path));
+    if (!files) return std::nullopt;
     options.draft = true;
-    draft.loaded = model::load_model(model_path, options);
     draft.key = "stored draft";  // the manifest's key already covers its draft's files
+  } else if (auto head = shipped_draft_head(model_path)) {
+    files = model::files_at(*head);
+    if (!files) throw Error("the default model's draft head is missing: " + head->string());
+    draft.key = "shipped draft head";
   } else {
     return std::nullopt;
   }
-  spec::check_draft_vocabulary(model_config, draft.loaded.model->config(), draft.loaded.source);
+  if (files && model::is_draft_head(*files)) {
+    draft.head = model::load_draft_head(*files, model, options);
+    return draft;
+  }
+  draft.loaded = model::load_model(explicit_draft ? *explicit_draft : model_path, options);
+  spec::check_draft_vocabulary(model.config(), draft.loaded->model->config(), draft.loaded->source);
   return draft;
 }
 
 Drafters::Drafters(const model::Model& model, const std::optional<LoadedDraft>& draft) {
-  if (draft) {
-    draft_model_.emplace(*draft->loaded.model);
+  const int context = model.config().max_position_embeddings;
+  if (draft && draft->head) {
+    head_.emplace(*draft->head, context);
+    lookup_first_.emplace(*head_);
+  } else if (draft) {
+    draft_model_.emplace(*draft->loaded->model);
   } else if (const auto* head = model.prediction_head()) {
-    mtp_.emplace(*head, model.config().max_position_embeddings);
+    head_.emplace(*head, context);
   }
 }
 
 spec::Drafter& Drafters::chosen() {
   if (draft_model_) return *draft_model_;
-  if (mtp_) return *mtp_;
+  if (lookup_first_) return *lookup_first_;
+  if (head_) return *head_;
   return lookup_;
 }
 

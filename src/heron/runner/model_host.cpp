@@ -54,7 +54,7 @@ void ModelHost::load() {
         grammars_ = std::make_unique<OutputGrammars>(*loaded_.tokenizer,
                                                      loaded_.model->config().eos_token_ids);
         if (speculation_.enabled) {
-          draft_ = load_draft(path_, loaded_.model->config(), std::nullopt, {});
+          draft_ = load_draft(path_, *loaded_.model, std::nullopt, {});
           drafters_.emplace(*loaded_.model, draft_);
         }
         if (speculation_.enabled && speculation_.store_root) {

@@ -19,6 +19,11 @@ constexpr double kUnmeasuredSlope = 0.02;
 constexpr double kNegligible = 1e-4;
 constexpr int kCostsVersion = 1;
 constexpr int kFirstDepth = 4;
+// Timed plain steps before the first round (pipelined steps are timed from the second on).
+constexpr int kPlainSamplesFirst = 2;
+// Every kPlainProbeEvery decisions, kPlainProbeSteps plain steps (two timed).
+constexpr int64_t kPlainProbeEvery = 64;
+constexpr int64_t kPlainProbeSteps = 3;
 constexpr double kUnexploredDiscount = 0.9;
 
 }  // namespace
@@ -97,6 +102,12 @@ int DepthController::choose(int max_depth) {
   ++decisions_;
   if (max_depth <= 0) return 0;
   if (options_.fixed_depth) return std::min(*options_.fixed_depth, max_depth);
+  // What speculation must beat is timed first, and again now and then (it drifts with the
+  // context and the machine's load): a drafter that always proposes would otherwise never
+  // let a plain step be timed.
+  if (plain_.samples < kPlainSamplesFirst || decisions_ % kPlainProbeEvery < kPlainProbeSteps) {
+    return 0;
+  }
   // Costs are extrapolated past the widest measured verify only so far: twice that
   // depth (kFirstDepth before anything is measured), so depth grows as it is measured.
   const int limit = verify_.empty() ? kFirstDepth : 2 * verify_.rbegin()->first;

@@ -8,8 +8,8 @@
 // the widest measured, so depth grows as fast as it is measured); depths are probed now
 // and then one deeper than the choice, so the tables keep learning; there is no fixed
 // cap but the caller's. Depth 0 whenever no depth pays, so speculation never loses to
-// plain decoding. The cost tables round-trip through JSON, so a new runner starts
-// calibrated.
+// plain decoding, and until a plain step has been timed. The cost tables round-trip through JSON,
+// so a new runner starts calibrated.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -11,6 +11,7 @@
 #include "heron/io/ggml_types.h"
 #include "heron/io/gguf.h"
 #include "heron/io/weights.h"
+#include "heron/model/draft_head_loader.h"
 #include "heron/model/encoder_loader.h"
 #include "heron/model/loader.h"
 #include "heron/model/registry.h"
@@ -516,6 +517,29 @@ ModelSettings merge_settings(ModelSettings base, const ModelSettings& over) {
   return base;
 }
 
+// A trained draft head (model/layers/draft_head.h) as a DRAFT: a directory whose config
+// names it; stored like a model directory, under "draft.".
+std::optional<json> draft_head_config(const Source& s) {
+  if (s.kind != Source::HfDir) return std::nullopt;
+  const auto* path = s.files.find("config.json");
+  if (!path) return std::nullopt;
+  auto config = read_json(*path);
+  if (!model::is_draft_head_config(config)) return std::nullopt;
+  return config;
+}
+
+// A head computes logits for the model's whole vocabulary: it must cover the tokenizer's.
+void check_head_vocab(const Source& target, const Source& draft, const json& head) {
+  const auto tokens = tokenizer_of(target)->vocab_size();
+  const auto it = head.find("vocab_size");
+  if (it == head.end() || !it->is_number_integer() || it->get<int64_t>() < tokens) {
+    throw Error("DRAFT " + draft.text + " is a draft head for a vocabulary of " +
+                (it != head.end() && it->is_number_integer() ? std::to_string(it->get<int64_t>())
+                                                             : std::string("unknown size")) +
+                " tokens; FROM " + target.text + " has " + std::to_string(tokens));
+  }
+}
+
 bool is_draft_layer(const Layer& l) {
   return l.name.rfind("draft.", 0) == 0;
 }
@@ -555,7 +579,10 @@ void create_locked(const Store& store, const CreateRequest& req, const ProgressF
   } else {
     model::require_known_architecture(architecture_of(from), "FROM " + from.text);
   }
-  if (draft) model::require_known_architecture(architecture_of(*draft), "DRAFT " + draft->text);
+  const auto head = draft ? draft_head_config(*draft) : std::nullopt;
+  if (draft && !head) {
+    model::require_known_architecture(architecture_of(*draft), "DRAFT " + draft->text);
+  }
 
   Manifest manifest;
   json settings = json::object();
@@ -583,7 +610,11 @@ void create_locked(const Store& store, const CreateRequest& req, const ProgressF
     }
   }
   if (draft) {
-    check_same_vocab(from, *draft);
+    if (head) {
+      check_head_vocab(from, *draft, *head);
+    } else {
+      check_same_vocab(from, *draft);
+    }
     auto imported = creator.import(*draft, dq, "draft.");
     for (const auto& l : imported.layers) manifest.files.push_back(l);
     settings["draft"] = {{"from", draft->text}, {"details", imported.details}};

@@ -61,6 +61,9 @@ class Gemma3 : public Model {
   }
 
   cache::Caches make_caches() const override { return make_layer_caches(config()); }
+  std::optional<SharedLayers> shared_layers() const override {
+    return SharedLayers{embed_, norm_, lm_head_ ? &*lm_head_ : nullptr};
+  }
 
  private:
   struct Block {

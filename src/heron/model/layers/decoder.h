@@ -37,6 +37,9 @@ class DecoderModel : public Model {
   Output forward(const Batch& batch, cache::Caches& caches, bool want_hiddens) const override;
   cache::Caches make_caches() const override;
   const PredictionHead* prediction_head() const override { return mtp_.get(); }
+  std::optional<SharedLayers> shared_layers() const override {
+    return SharedLayers{embed_, norm_, lm_head_ ? &*lm_head_ : nullptr};
+  }
   DecoderModel(const DecoderModel&) = delete;  // the prediction head refers to its layers
   DecoderModel& operator=(const DecoderModel&) = delete;
 

@@ -50,6 +50,25 @@ Linear Linear::load(Weights& w, const std::string& prefix) {
   return l;
 }
 
+Linear Linear::rows(const mx::array& indices) const {
+  Linear l = *this;
+  auto take = [&](std::optional<mx::array>& a) {
+    if (a) a = mx::take(*a, indices, 0);
+  };
+  l.weight_ = mx::take(weight_, indices, 0);
+  take(l.scales_);
+  take(l.biases_);
+  take(l.bias_);
+  std::vector<mx::array> made{l.weight_};
+  for (const auto* a : {&l.scales_, &l.biases_, &l.bias_}) {
+    if (*a) made.push_back(**a);
+  }
+  mx::eval(made);
+  l.weight_t_.reset();
+  if (!quant_.bits) l.make_transposed_view();
+  return l;
+}
+
 void Linear::make_transposed_view() {
   weight_t_ = mx::transpose(weight_);
 }

@@ -30,6 +30,9 @@ class Linear {
   static Linear load(Weights& w, const std::string& prefix);
   mlx::core::array operator()(const mlx::core::array& x) const;
   int out_features() const { return weight_.shape(0); }
+  // The layer computing only the outputs `indices` (int32 [N]), in their order; its arrays
+  // are evaluated copies, so it outlives nothing.
+  Linear rows(const mlx::core::array& indices) const;
 
   const mlx::core::array& weight() const { return weight_; }
   const QuantParams& quant() const { return quant_; }
@@ -74,6 +77,8 @@ class Embedding {
   mlx::core::array operator()(const mlx::core::array& ids) const;
   // Tied output head: hidden -> vocab logits with the embedding matrix.
   mlx::core::array as_linear(const mlx::core::array& x) const { return table_(x); }
+  const Linear& table() const { return table_; }
+  mlx::core::Dtype dtype() const { return dtype_; }  // of what it gives
 
  private:
   Linear table_;

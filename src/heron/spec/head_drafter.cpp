@@ -1,4 +1,4 @@
-#include "heron/spec/mtp_drafter.h"
+#include "heron/spec/head_drafter.h"
 
 #include <algorithm>
 
@@ -9,17 +9,17 @@ namespace heron::spec {
 
 namespace mx = mlx::core;
 
-MtpDrafter::MtpDrafter(const model::PredictionHead& head, int context)
+HeadDrafter::HeadDrafter(const model::PredictionHead& head, int context)
     : head_(head), context_(context), caches_(head.make_caches()) {}
 
-void MtpDrafter::reset(const sample::SamplingOptions& sampling) {
+void HeadDrafter::reset(const sample::SamplingOptions& sampling) {
   draws_.reset(sampling);
   // What it holds was computed for this sequence; the next request keeps what it shares.
   previous_ = std::move(sequence_);
   sequence_.clear();
 }
 
-void MtpDrafter::committed(std::span<const int> tokens) {
+void HeadDrafter::committed(std::span<const int> tokens) {
   sequence_.insert(sequence_.end(), tokens.begin(), tokens.end());
   if (previous_.empty()) return;
   const auto common =
@@ -29,7 +29,7 @@ void MtpDrafter::committed(std::span<const int> tokens) {
   previous_.clear();
 }
 
-void MtpDrafter::forget_from(int from) {
+void HeadDrafter::forget_from(int from) {
   std::erase_if(hiddens_, [&](const Rows& r) { return r.first >= from; });
   if (!hiddens_.empty()) {
     auto& last = hiddens_.back();
@@ -41,7 +41,7 @@ void MtpDrafter::forget_from(int from) {
   pairs_ = std::clamp(from - 1 - start_, 0, pairs_);
 }
 
-void MtpDrafter::target_hiddens(int first, const mx::array& hiddens) {
+void HeadDrafter::target_hiddens(int first, const mx::array& hiddens) {
   forget_from(first);
   hiddens_.push_back({first, hiddens});
   // Plain steps bring one position at a time: join the runs now and then, so a long
@@ -49,7 +49,7 @@ void MtpDrafter::target_hiddens(int first, const mx::array& hiddens) {
   if (hiddens_.size() > kRunsBeforeJoining) join_runs();
 }
 
-void MtpDrafter::join_runs() {
+void HeadDrafter::join_runs() {
   std::vector<Rows> joined;
   std::vector<mx::array> parts;  // of the run being joined
   int end = 0;
@@ -73,7 +73,7 @@ void MtpDrafter::join_runs() {
   hiddens_ = std::move(joined);
 }
 
-std::optional<mx::array> MtpDrafter::hiddens(int from, int to) const {
+std::optional<mx::array> HeadDrafter::hiddens(int from, int to) const {
   std::vector<mx::array> parts;
   int at = from;
   for (const auto& r : hiddens_) {
@@ -88,7 +88,7 @@ std::optional<mx::array> MtpDrafter::hiddens(int from, int to) const {
   return parts.size() == 1 ? parts[0] : mx::concatenate(parts, 1);
 }
 
-void MtpDrafter::catch_up() {
+void HeadDrafter::catch_up() {
   const int last_pair = static_cast<int>(sequence_.size()) - 2;  // run by the proposal
   // Pairs past the committed ones came from the last proposal's drafts.
   auto& cache = *caches_[0];
@@ -110,13 +110,14 @@ void MtpDrafter::catch_up() {
   if (from >= last_pair) return;
   std::vector<int> next(sequence_.begin() + from + 1, sequence_.begin() + last_pair + 1);
   const int n = static_cast<int>(next.size());
-  auto out = head_.forward(mx::array(next.data(), {1, n}, mx::int32), *hiddens(from, last_pair),
-                           from, caches_);
-  mx::eval(out.logits);
+  // Only its cache is needed, which the proposal that follows evaluates with its drafts
+  // (one evaluation a round; these logits are never computed).
+  head_.forward(mx::array(next.data(), {1, n}, mx::int32), *hiddens(from, last_pair), from,
+                caches_);
   pairs_ += n;
 }
 
-Draft MtpDrafter::propose(int max) {
+Draft HeadDrafter::propose(int max) {
   const int n = static_cast<int>(sequence_.size());
   max = std::min(max, context_ - n);
   if (n < 2 || max < 1) return {};

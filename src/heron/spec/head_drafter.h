@@ -1,13 +1,13 @@
 #pragma once
-// A model's own multi-token-prediction head drafting for it (Qwen3.5, Qwen3-Next). The
-// head pairs the target's final hidden state at each position t with the committed token
-// t + 1 and keeps its attention's KV cache level with the committed stream: before a
-// proposal, pairs past what both still agree on are rewound and the new ones run in one
-// forward. A proposal starts from the last pair (the last committed token and the hidden
-// state of the position before it) and chains: each further draft pairs the previous
-// draft with the head's own hidden state, since the target has not run that position.
-// Positions whose hidden states it never heard (a prefix the prefix cache restored from
-// another conversation) it starts after. Drafts are drawn as DraftDraws says.
+// A prediction head drafting for its model: the model's own multi-token-prediction head
+// (Qwen3.5, Qwen3-Next) or a trained draft head (model/layers/draft_head.h). The head pairs the
+// target's final hidden state at each position t with the committed token t + 1 and keeps its
+// attention's KV cache level with the committed stream: before a proposal, pairs past what both
+// still agree on are rewound and the new ones run in one forward. A proposal starts from the last
+// pair (the last committed token and the hidden state of the position before it) and chains: each
+// further draft pairs the previous draft with the head's own hidden state, since the target has not
+// run that position. Positions whose hidden states it never heard (a prefix the prefix cache
+// restored from another conversation) it starts after. Drafts are drawn as DraftDraws says.
 #include <vector>
 
 #include <mlx/array.h>
@@ -18,10 +18,10 @@
 
 namespace heron::spec {
 
-class MtpDrafter : public Drafter {
+class HeadDrafter : public Drafter {
  public:
   // `head` (and its model) outlive the drafter; used on the MLX thread only.
-  MtpDrafter(const model::PredictionHead& head, int context);
+  HeadDrafter(const model::PredictionHead& head, int context);
   void reset(const sample::SamplingOptions& sampling) override;
   void committed(std::span<const int> tokens) override;
   Draft propose(int max) override;
