@@ -40,8 +40,8 @@ const std::vector<FlagSpec> kFlags = {
     {"ignore-eos", false, "keep generating past end-of-sequence tokens"},
     {"speculation", true, "on or off: speculative decoding (default $HERON_SPECULATION, on)"},
     {"draft", true,
-     "a smaller model with the same vocabulary that drafts for speculative decoding "
-     "(default: the model's stored draft, else prompt lookup)"},
+     "a smaller model with the same vocabulary, or a trained draft head's directory, that "
+     "drafts for speculative decoding (default: the model's stored draft, else prompt lookup)"},
     {"draft-depth", true,
      "speculate this many tokens every round instead of the depth controller's choice"},
     {"stats-json", false, "print the statistics as one JSON line on stderr"},
