@@ -70,10 +70,11 @@ std::unique_ptr<PredictionHead> load_draft_head(const store::ModelFiles& files, 
   if (!config_path) throw Error(files.source + ": no config.json");
   const auto j = read_json_file(*config_path);
   const auto config = head_config(j, target.config(), files.source);
-  Weights weights(
-      load_safetensors(files), files.source, config.quant_group_size,
-      options.dtype.value_or(target.shared_layers() ? target.shared_layers()->embed.dtype()
-                                                    : mlx::core::float32));
+  // The head computes in its model's type (DraftHead::load refuses a model without
+  // shared layers).
+  const auto shared = target.shared_layers();
+  Weights weights(load_safetensors(files), files.source, config.quant_group_size,
+                  options.dtype.value_or(shared ? shared->embed.dtype() : mlx::core::float32));
   weights.set_quant_schemes(config.quant_mode, config.quant_layers);
   return DraftHead::load(weights, config, target);
 }

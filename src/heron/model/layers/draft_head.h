@@ -21,8 +21,8 @@ namespace heron::model {
 
 class DraftHead : public PredictionHead {
  public:
-  // `head` is the head's config (from its config.json, the model's RoPE settings kept);
-  // `target` outlives the head. Throws heron::Error when the head does not fit the model.
+  // `head` is the head's config (its config.json: its own block, plain RoPE of its own
+  // base); `target` outlives the head. Throws heron::Error when the head does not fit the model.
   static std::unique_ptr<DraftHead> load(Weights& w, const ModelConfig& head, const Model& target);
   Output forward(const mlx::core::array& tokens, const mlx::core::array& hiddens, int offset,
                  cache::Caches& caches) const override;
