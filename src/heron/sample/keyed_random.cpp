@@ -1,5 +1,6 @@
 #include "heron/sample/keyed_random.h"
 
+#include <cmath>
 #include <vector>
 
 #include <mlx/ops.h>
@@ -51,9 +52,12 @@ mx::array keyed_uniforms(const mx::array& keys, int columns, uint32_t salt) {
   auto counter = mx::add(mx::multiply(mx::arange(columns, mx::uint32), u32(0x9e3779b9U)),
                          u32(salt * 0x27d4eb2fU));
   auto h = mix32(mx::bitwise_xor(high, mix32(mx::bitwise_xor(low, mx::reshape(counter, {1, -1})))));
-  // The top 24 bits, centred in their interval: never 0 or 1.
+  // The top 24 bits, centred in their interval. The last centre, 1 - 2^-25, rounds to 1 in
+  // float32, so it comes back to the largest float below 1: never 0 or 1 (at 1 a Gumbel
+  // draw is infinite and would pick a token the filters or a grammar removed).
   auto top = mx::astype(mx::right_shift(h, u32(8)), mx::float32);
-  return mx::multiply(mx::add(top, mx::array(0.5f)), mx::array(1.0f / 16777216.0f));
+  auto u = mx::multiply(mx::add(top, mx::array(0.5f)), mx::array(1.0f / 16777216.0f));
+  return mx::minimum(u, mx::array(std::nextafter(1.0f, 0.0f)));
 }
 
 mx::array keyed_categorical(const mx::array& logits, const mx::array& keys, uint32_t salt) {
