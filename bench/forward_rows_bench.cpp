@@ -1,10 +1,11 @@
 // What one forward of a few positions costs after a prompt: the price of verifying
 // speculative drafts (L = 1 is a plain decode step). Prints the median milliseconds per
 // forward for each L, with and without the final hidden states a draft head reads.
-// Usage: forward_rows_bench MODEL [PROMPT_TOKENS] [REPEATS]
+// Usage: forward_rows_bench MODEL [PROMPT_TOKENS] [REPEATS] [POSITIONS,...] (1,2,3,5,9)
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,17 @@ namespace mx = mlx::core;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: forward_rows_bench MODEL [PROMPT_TOKENS] [REPEATS]\n";
+    std::cerr << "usage: forward_rows_bench MODEL [PROMPT_TOKENS] [REPEATS] [POSITIONS,...]\n";
     return 2;
   }
   const int prompt = argc > 2 ? std::stoi(argv[2]) : 128;
   const int repeats = argc > 3 ? std::stoi(argv[3]) : 30;
+  std::vector<int> positions;
+  for (std::stringstream list(argc > 4 ? argv[4] : "1,2,3,5,9"); list.good();) {
+    std::string item;
+    std::getline(list, item, ',');
+    positions.push_back(std::stoi(item));
+  }
   auto loaded = heron::model::load_model(argv[1], {.load_tokenizer = false});
   const auto& model = *loaded.model;
   auto caches = model.make_caches();
@@ -29,7 +36,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < prompt; ++i) ids[static_cast<size_t>(i)] = 100 + (i * 37) % 5000;
   mx::eval(model.forward(heron::model::Batch::single(ids, 0), caches).logits);
   for (const bool hiddens : {false, true}) {
-    for (const int rows : {1, 2, 3, 5, 9}) {
+    for (const int rows : positions) {
       std::vector<double> ms;
       const std::vector<int> input(static_cast<size_t>(rows), 1234);
       for (int r = 0; r < repeats + 3; ++r) {

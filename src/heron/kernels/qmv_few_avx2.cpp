@@ -17,74 +17,111 @@ namespace {
 
 using namespace avx2;
 
-// Weight row n against rows m0 .. m0 + MC of x: per group, s * dot(q, x_g) + b * sum(x_g).
-template <int MC, int BITS, int GS>
-HERON_AVX2 void few_row(const QmmArgs& a, const float* xp, const float* xsum, int n, int m0) {
+// Weight rows n .. n + NR against rows m0 .. m0 + MC of x: per group,
+// s * dot(q, x_g) + b * sum(x_g). Each (weight row, x row) pair keeps two partial sums
+// (the block's low and high halves), so 2 * NR * MC FMA chains run side by side: with
+// one chain per pair the kernel waited on FMA latency, not on the weights.
+template <int NR, int MC, int BITS, int GS>
+HERON_AVX2 void few_rows(const QmmArgs& a, const float* xp, const float* xsum, int n, int m0) {
+  static_assert(NR * MC <= 4, "four sums per horizontal add");
   const int groups = a.K / GS;
-  const uint8_t* w = reinterpret_cast<const uint8_t*>(a.w) + int64_t{n} * a.K * BITS / 8;
-  const float* s = group_params(a.scales, n, groups);
-  const float* b = group_params(a.biases, n, groups);
+  const int64_t row_bytes = int64_t{a.K} * BITS / 8;
+  const auto* wbase = reinterpret_cast<const uint8_t*>(a.w);
+  const uint8_t* w[NR];
+  const float* s[NR];
+  const float* b[NR];
+#pragma GCC unroll 2
+  for (int r = 0; r < NR; ++r) {
+    w[r] = wbase + (n + r) * row_bytes;
+    s[r] = group_params(a.scales, n + r, groups);
+    b[r] = group_params(a.biases, n + r, groups);
+  }
   const float* x[MC];
   const float* xs[MC];
-  // Four lanes whatever MC is: the unused ones stay zero through the horizontal sums.
-  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                   _mm256_setzero_ps()};
-  float bsum[4] = {0, 0, 0, 0};
 #pragma GCC unroll 4
   for (int m = 0; m < MC; ++m) {
     x[m] = xp + int64_t{m0 + m} * a.K;
     xs[m] = xsum + int64_t{m0 + m} * groups;
   }
+  // Four lanes whatever NR * MC is: the unused ones stay zero through the horizontal sums.
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps()};
+  float bsum[4] = {0, 0, 0, 0};
+  // As the one-row kernel: fetch the weight rows two steps ahead while working here.
+  const int64_t gbytes = int64_t{NR} * GS * BITS / 8;
+  const uint8_t* ahead = wbase + (n + 2 * NR) * row_bytes;
   for (int g = 0; g < groups; ++g) {
-    __m256 p[MC];
+    for (int64_t off = 0; off < gbytes; off += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + g * gbytes + off), _MM_HINT_T0);
+    }
+    __m256 p0[NR * MC], p1[NR * MC];
 #pragma GCC unroll 4
-    for (int m = 0; m < MC; ++m) p[m] = _mm256_setzero_ps();
+    for (int i = 0; i < NR * MC; ++i) p0[i] = p1[i] = _mm256_setzero_ps();
 #pragma GCC unroll 8
     for (int blk = 0; blk < GS / 16; ++blk) {
-      __m256 lo, hi;
-      unpack_block<BITS, GS>(w, g, blk, lo, hi);
       const int k = g * GS + blk * 16;
+#pragma GCC unroll 2
+      for (int r = 0; r < NR; ++r) {
+        __m256 lo, hi;
+        unpack_block<BITS, GS>(w[r], g, blk, lo, hi);
 #pragma GCC unroll 4
-      for (int m = 0; m < MC; ++m) {
-        p[m] = _mm256_fmadd_ps(lo, _mm256_loadu_ps(x[m] + k), p[m]);
-        p[m] = _mm256_fmadd_ps(hi, _mm256_loadu_ps(x[m] + k + 8), p[m]);
+        for (int m = 0; m < MC; ++m) {
+          p0[r * MC + m] = _mm256_fmadd_ps(lo, _mm256_loadu_ps(x[m] + k), p0[r * MC + m]);
+          p1[r * MC + m] = _mm256_fmadd_ps(hi, _mm256_loadu_ps(x[m] + k + 8), p1[r * MC + m]);
+        }
       }
     }
-    const __m256 sv = _mm256_set1_ps(s[g]);
-    const float bias = b[g];
+#pragma GCC unroll 2
+    for (int r = 0; r < NR; ++r) {
+      const __m256 sv = _mm256_set1_ps(s[r][g]);
+      const float bias = b[r][g];
 #pragma GCC unroll 4
-    for (int m = 0; m < MC; ++m) {
-      acc[m] = _mm256_fmadd_ps(sv, p[m], acc[m]);
-      bsum[m] += bias * xs[m][g];
+      for (int m = 0; m < MC; ++m) {
+        const int i = r * MC + m;
+        acc[i] = _mm256_fmadd_ps(sv, _mm256_add_ps(p0[i], p1[i]), acc[i]);
+        bsum[i] += bias * xs[m][g];
+      }
     }
   }
   const __m128 sums = _mm_add_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), _mm_loadu_ps(bsum));
   alignas(16) float out[4];
   _mm_store_ps(out, sums);
+#pragma GCC unroll 2
+  for (int r = 0; r < NR; ++r) {
 #pragma GCC unroll 4
-  for (int m = 0; m < MC; ++m) a.out[int64_t{m0 + m} * a.N + n] = out[m];
+    for (int m = 0; m < MC; ++m) a.out[int64_t{m0 + m} * a.N + n + r] = out[r * MC + m];
+  }
 }
 
-// Weight rows n0 .. n1 against every row of x, four rows of x at a time (the weight
-// row stays in L1 between them).
+// Weight rows n0 .. n1 against rows m0 .. m0 + MC of x: two weight rows at a time when
+// MC <= 2 (enough chains), else one.
+template <int MC, int BITS, int GS>
+HERON_AVX2 void few_columns(const QmmArgs& a, const float* xp, const float* xsum, int n0, int n1,
+                            int m0) {
+  int n = n0;
+  if constexpr (MC <= 2) {
+    for (; n + 2 <= n1; n += 2) few_rows<2, MC, BITS, GS>(a, xp, xsum, n, m0);
+  }
+  for (; n < n1; ++n) few_rows<1, MC, BITS, GS>(a, xp, xsum, n, m0);
+}
+
+// Weight rows n0 .. n1 against every row of x, four rows of x at a time.
 template <int BITS, int GS>
 HERON_AVX2 void few_range(const QmmArgs& a, const float* xp, const float* xsum, int n0, int n1) {
-  for (int n = n0; n < n1; ++n) {
-    int m = 0;
-    for (; m + 4 <= a.M; m += 4) few_row<4, BITS, GS>(a, xp, xsum, n, m);
-    switch (a.M - m) {
-      case 3:
-        few_row<3, BITS, GS>(a, xp, xsum, n, m);
-        break;
-      case 2:
-        few_row<2, BITS, GS>(a, xp, xsum, n, m);
-        break;
-      case 1:
-        few_row<1, BITS, GS>(a, xp, xsum, n, m);
-        break;
-      default:
-        break;
-    }
+  int m = 0;
+  for (; m + 4 <= a.M; m += 4) few_columns<4, BITS, GS>(a, xp, xsum, n0, n1, m);
+  switch (a.M - m) {
+    case 3:
+      few_columns<3, BITS, GS>(a, xp, xsum, n0, n1, m);
+      break;
+    case 2:
+      few_columns<2, BITS, GS>(a, xp, xsum, n0, n1, m);
+      break;
+    case 1:
+      few_columns<1, BITS, GS>(a, xp, xsum, n0, n1, m);
+      break;
+    default:
+      break;
   }
 }
 
@@ -116,7 +153,7 @@ void qmv_few_avx2(const QmmArgs& a, ThreadPool& pool) {
     xsum[static_cast<size_t>(i)] = t;
   }
   // About 8 tasks per thread for balance.
-  const int per_task = std::max(4, a.N / (8 * pool.size()));
+  const int per_task = std::max(4, (a.N / (8 * pool.size()) + 1) / 2 * 2);  // pairs of rows
   const int tasks = (a.N + per_task - 1) / per_task;
   const RangeFn fn = pick(a);
   const float* xs = xsum.data();
