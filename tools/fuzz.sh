@@ -8,7 +8,8 @@
 # The corpus each run grows is kept in $BUILD/fuzz-corpus/<target> and reused next time;
 # past findings (tests/fixtures/fuzz/<target>/) are replayed with the seeds. A crash
 # leaves its input in $BUILD/fuzz-artifacts/<target>/ and makes the script fail.
-# Environment: HERON_FUZZ_BUILD_DIR (build-fuzz), HERON_VENV (.venv), CC/CXX (clang-14).
+# Environment: HERON_FUZZ_BUILD_DIR (build-fuzz), HERON_VENV (.venv), CC/CXX (clang-14),
+# HERON_FUZZ_UNIT=0 to skip the unit tests (.ci/run: its gcc ASan + UBSan pass ran them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,10 +27,15 @@ log "building fuzz targets in $BUILD"
 CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S . -B "$BUILD" -DHERON_FUZZ=ON \
   -DHERON_BUILD_TESTS=OFF -DHERON_VENV="$VENV" -DCMAKE_BUILD_TYPE=Fuzz \
   -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" ${HERON_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target heron_unit_sanitized "${TARGETS[@]/#/fuzz_}"
+UNIT=${HERON_FUZZ_UNIT:-1}
+units=()
+[ "$UNIT" = 1 ] && units=(heron_unit_sanitized)
+cmake --build "$BUILD" -j "$(nproc)" --target "${units[@]}" "${TARGETS[@]/#/fuzz_}"
 
-log "MLX-free unit tests under ASan + UBSan"
-"$BUILD/fuzz/heron_unit_sanitized" --gtest_brief=1
+if [ "$UNIT" = 1 ]; then
+  log "MLX-free unit tests under ASan + UBSan"
+  "$BUILD/fuzz/heron_unit_sanitized" --gtest_brief=1
+fi
 
 log "seed corpora from the fixtures"
 "$VENV/bin/python" tools/make_fuzz_corpora.py "$BUILD/fuzz-seeds" >/dev/null
