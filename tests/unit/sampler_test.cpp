@@ -12,12 +12,12 @@
 
 namespace mx = mlx::core;
 using heron::sample::Sampler;
-using heron::sample::SamplingOptions;
 
 namespace {
 
 mx::array logits_of(const std::vector<float>& probs) {
   std::vector<float> logs;
+  logs.reserve(probs.size());
   for (float p : probs) logs.push_back(std::log(p));
   return mx::array(logs.data(), {1, static_cast<int>(logs.size())}, mx::float32);
 }
@@ -139,6 +139,7 @@ TEST(Sampler, NeverDrawsOutsideTheKeptTokensOnALargeVocabulary) {
   std::set<int> top(kept.data<int32_t>(), kept.data<int32_t>() + 5);
   Sampler s({.temperature = 1.0f, .top_k = 5, .seed = 9});
   std::vector<mx::array> draws;
+  draws.reserve(2000);
   for (int i = 0; i < 2000; ++i) draws.push_back(s(logits));
   auto all = mx::concatenate(draws, 0);
   mx::eval(all);
