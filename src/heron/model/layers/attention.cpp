@@ -8,6 +8,7 @@
 #include "heron/cache/band_mask.h"
 #include "heron/core/error.h"
 #include "heron/kernels/attention.h"
+#include "heron/model/layers/by_row.h"
 
 namespace heron::model {
 
@@ -98,7 +99,9 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
   auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
   auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
-  auto out = attend(q, cache.update(k, v), scale_, window_, sinks_);
+  auto out = by_row({q, k, v}, 2, batch, cache, [&](const auto& cut, cache::Cache& c) {
+    return attend(cut[0], c.update(cut[1], cut[2]), scale_, window_, sinks_);
+  });
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   if (gate) out = mx::multiply(out, mx::sigmoid(*gate));

@@ -9,6 +9,7 @@
 #include "heron/core/error.h"
 #include "heron/kernels/gated_delta.h"
 #include "heron/kernels/rms_norm.h"
+#include "heron/model/layers/by_row.h"
 #include "heron/model/layers/mlp.h"
 
 namespace heron::model {
@@ -116,21 +117,31 @@ GatedDeltaNet GatedDeltaNet::load(Weights& w, const std::string& prefix, const M
   return n;
 }
 
-mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& /*batch*/,
+mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& batch,
                                     cache::Cache& cache) const {
-  auto* recurrent = dynamic_cast<cache::RecurrentCache*>(&cache);
-  if (recurrent == nullptr) throw Error("a linear-attention layer needs a recurrent cache");
   const int B = x.shape(0);
   const int L = x.shape(1);
+  const auto parts = in_(x);
+  const auto& z = parts[1];
+  auto y =
+      by_row({parts[0], parts[2], parts[3]}, 1, batch, cache,
+             [&](const auto& cut, cache::Cache& c) { return recur(cut[0], cut[1], cut[2], c); });
+  // RMS-normed per head, gated by SiLU(z).
+  y = kernels::rms_norm(y, norm_, eps_);
+  y = swiglu(mx::reshape(z, y.shape()), y);
+  return out_(mx::reshape(y, {B, L, dims_.value_heads * dims_.value_head_dim}));
+}
+
+mx::array GatedDeltaNet::recur(const mx::array& qkv, const mx::array& b, const mx::array& a,
+                               cache::Cache& cache) const {
+  auto* recurrent = dynamic_cast<cache::RecurrentCache*>(&cache);
+  if (recurrent == nullptr) throw Error("a linear-attention layer needs a recurrent cache");
+  const int B = qkv.shape(0);
+  const int L = qkv.shape(1);
   const int K = dims_.conv_kernel;
   const int channels = dims_.conv_channels();
   const int key_dim = dims_.key_heads * dims_.key_head_dim;
-  const auto dtype = x.dtype();
-  const auto parts = in_(x);
-  const auto& qkv = parts[0];
-  const auto& z = parts[1];
-  const auto& b = parts[2];
-  const auto& a = parts[3];
+  const auto dtype = qkv.dtype();
 
   const auto before = recurrent->state();
   // The causal convolution over the last K - 1 inputs before this write and its own.
@@ -170,10 +181,7 @@ mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& /*batch*/,
          out[i + 1]});
   }
   recurrent->advance(L, std::move(states));
-  // RMS-normed per head, gated by SiLU(z).
-  auto y = kernels::rms_norm(out[0], norm_, eps_);
-  y = swiglu(mx::reshape(z, y.shape()), y);
-  return out_(mx::reshape(y, {B, L, dims_.value_heads * dims_.value_head_dim}));
+  return out[0];
 }
 
 }  // namespace heron::model

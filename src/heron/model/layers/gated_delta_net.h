@@ -26,6 +26,11 @@ class GatedDeltaNet {
                               cache::Cache& cache) const;
 
  private:
+  // The recurrent part for one sequence and its cache: qkv [1, L, channels], b and a
+  // [1, L, value_heads] -> the delta rule's output [1, L, value_heads, value_head_dim].
+  mlx::core::array recur(const mlx::core::array& qkv, const mlx::core::array& b,
+                         const mlx::core::array& a, cache::Cache& cache) const;
+
   LinearGroup in_;  // qkv, z, b, a
   Linear out_;
   std::vector<mlx::core::array> taps_;  // the convolution's weights per offset, [channels]

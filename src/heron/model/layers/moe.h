@@ -75,7 +75,7 @@ class MixtureOfExperts {
   std::optional<SwitchLinear> gate_, up_;
   SwitchLinear down_;
   std::optional<GatedMLP> shared_;
-  std::optional<Linear> shared_gate_;  // [1, hidden]: the shared expert's share
+  std::optional<Linear> shared_gate_;           // [1, hidden]: the shared expert's share
   std::optional<mlx::core::array> score_bias_;  // [experts] float32: sigmoid routing only
   int top_k_ = 1;
   int groups_ = 1, topk_groups_ = 1;
