@@ -68,6 +68,11 @@ void Sampler::remember(const mx::array& token) {
   }
 }
 
+void Sampler::drew(const mx::array& token) {
+  ++position_;
+  remember(token);
+}
+
 Draw Sampler::sample(const mx::array& logits, const std::optional<mx::array>& allowed) {
   // One sequence: [1, V] whatever the model's leading dimensions.
   auto raw = mx::reshape(logits, {1, logits.shape(-1)});
@@ -75,8 +80,8 @@ Draw Sampler::sample(const mx::array& logits, const std::optional<mx::array>& al
   if (allowed) {
     scores = mx::where(*allowed, scores, mx::array(-std::numeric_limits<float>::infinity()));
   }
-  auto token = filter_rows(scores, options_, history_).draw(position_keys(seed_, position_++, 1));
-  remember(token);
+  auto token = filter_rows(scores, options_, history_).draw(position_keys(seed_, position_, 1));
+  drew(token);
   Draw out{token, std::nullopt};
   if (logprob_options_.enabled) out.logprobs = compute_logprobs(raw, token, logprob_options_.top);
   return out;

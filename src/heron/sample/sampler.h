@@ -35,6 +35,11 @@ class Sampler {
   void set_position(uint64_t position) { position_ = position; }
   uint64_t position() const { return position_; }
   uint64_t seed() const { return seed_; }
+  // int32 [1, n]: the penalty window, when the penalties are on and it holds a token.
+  const std::optional<mlx::core::array>& penalty_window() const { return history_; }
+  // A draw made for this sampler elsewhere (a batch's, slot_sampler.h): token int32 [1]
+  // was drawn for position() with its key; it joins the history and the position moves on.
+  void drew(const mlx::core::array& token);
   const SamplingOptions& options() const { return options_; }
   const LogprobOptions& logprob_options() const { return logprob_options_; }
 
