@@ -3,19 +3,13 @@
 #include <mlx/compile.h>
 #include <mlx/ops.h>
 
+#include "heron/kernels/swiglu.h"
+
 namespace heron::model {
 
 namespace mx = mlx::core;
 
 namespace {
-
-// silu(g) * u as one fused elementwise kernel.
-std::vector<mx::array> swiglu_impl(const std::vector<mx::array>& in) {
-  const auto& g = in[0];
-  return {mx::multiply(mx::multiply(g, mx::sigmoid(g)), in[1])};
-}
-
-const auto compiled_swiglu = mx::compile(swiglu_impl, /*shapeless=*/true);
 
 // gpt-oss's gating: g clamped above and u on both sides at in[2] (a scalar), then
 // g * sigmoid(1.702 g) * (u + 1).
@@ -45,7 +39,7 @@ const auto geglu = mx::compile(geglu_impl, /*shapeless=*/true);
 }  // namespace
 
 mx::array swiglu(const mx::array& gate, const mx::array& up) {
-  return compiled_swiglu({gate, up})[0];
+  return kernels::swiglu(gate, up);
 }
 
 mx::array clamped_swiglu(const mx::array& gate, const mx::array& up, float limit) {
