@@ -128,6 +128,8 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
   return stats;
 }
 
+}  // namespace
+
 void check_prompt(int n, int context) {
   if (n == 0) throw Error("the prompt is empty");
   if (n >= context) {
@@ -135,8 +137,6 @@ void check_prompt(int n, int context) {
                 " tokens, which does not fit the context length of " + std::to_string(context));
   }
 }
-
-}  // namespace
 
 int effective_context(const model::Model& model, int requested) {
   const int trained = model.config().max_position_embeddings;

@@ -52,6 +52,9 @@ enum class Next { Continue, Stop, Cancel };
 // The context length a request gets: `requested` (0: none) capped at the model's.
 int effective_context(const model::Model& model, int requested);
 
+// Throws heron::Error for an empty prompt of n tokens or one that does not fit `context`.
+void check_prompt(int n, int context);
+
 // Where a prompt of n tokens leaves restore points in the prefix cache: every 8192 tokens
 // and 4 tokens before its end, so a regenerate, or a retry that changes only the end,
 // resumes from there.

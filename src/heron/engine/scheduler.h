@@ -1,0 +1,59 @@
+#pragma once
+// Continuous batching's decode loop: the sequences of many requests run as the rows of
+// one forward per step (model/batched_forward.h). A request joins between steps; a long
+// prompt is prefilled in chunks beside the rows that decode, so no stream stalls for a
+// whole prefill; a row that finishes, stops or is cancelled leaves without disturbing the
+// others. Each row keeps its own options, sampler slot (seeded draws do not depend on
+// the batch mates), budget, grammar and caches. Runs on the MLX thread.
+//
+// Not yet here (issue 24): the prefix cache (rows start from an empty cache and leave
+// nothing in the trie) and speculation; the runner still decodes through generate().
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "heron/engine/generator.h"
+#include "heron/sample/slot_sampler.h"
+
+namespace heron::engine {
+
+struct RowRequest {
+  std::vector<int> prompt;
+  GenerateOptions options;  // options.speculate is ignored
+  std::function<Next(const TokenStep&)> on_token;
+  std::function<void(const GenerateStats&)> on_done;  // once, when the row leaves
+};
+
+class Scheduler {
+ public:
+  // max_rows: rows per forward; prefill_budget: prompt tokens per step, over all rows.
+  Scheduler(const model::Model& model, int max_rows, int prefill_budget = 512);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Joins at the next step, or waits for a free row. Throws heron::Error for an empty
+  // prompt or one that does not fit the context (options.context_length).
+  void add(RowRequest request);
+  int rows() const { return static_cast<int>(rows_.size()); }
+  int waiting() const { return static_cast<int>(waiting_.size()); }
+  bool idle() const { return rows_.empty() && waiting_.empty(); }
+  // One forward over every row: prefilling rows their next chunk, decoding rows their
+  // last token, whose logits give their next. Calls on_token and on_done.
+  void step();
+
+ private:
+  struct Row;
+  void admit();
+  void leave(size_t index, const char* reason);
+
+  const model::Model& model_;
+  int max_rows_;
+  int prefill_budget_;
+  sample::SlotSampler sampler_;
+  std::vector<std::unique_ptr<Row>> rows_;
+  std::vector<RowRequest> waiting_;
+};
+
+}  // namespace heron::engine
