@@ -1,4 +1,4 @@
-// Continuous batching's forward (model/batched_forward.h): several sequences in one
+// Continuous batching's forward (model/batched_forward.h): several sequences packed in one
 // forward, each row with its own caches, gives every row the logits it gets alone, on
 // every architecture: rows at different offsets and prompt lengths, a prompt's chunk
 // beside rows that decode one token, rows that leave and rows that join, sliding windows
@@ -75,12 +75,16 @@ class BatchedForward : public ::testing::TestWithParam<std::string> {
     const auto& model = *loaded_.model;
     auto logits = forward_rows(model, Batch::rows(tokens, offsets, logits_for), rows).logits;
     const bool last = logits_for == LogitsFor::Last;
+    int start = 0;  // of the row's tokens in the packed batch
     for (size_t r = 0; r < parts.size(); ++r) {
       auto& s = seqs_[parts[r].seq];
       auto alone = model.forward(Batch::single(tokens[r], s.done, logits_for), s.alone).logits;
-      const int n = last ? 1 : parts[r].count;
       const auto row = static_cast<int>(r);
-      auto ours = mx::slice(logits, {row, 0, 0}, {row + 1, n, logits.shape(2)});
+      const int V = logits.shape(2);
+      // Each row's last token's logits, one row each, or every token's, packed.
+      auto ours = last ? mx::slice(logits, {row, 0, 0}, {row + 1, 1, V})
+                       : mx::slice(logits, {0, start, 0}, {1, start + parts[r].count, V});
+      start += parts[r].count;
       const float err = test::relative_error_to(ours, mx::astype(alone, mx::float32));
       EXPECT_LE(err, kPrecision.logits_rel_tol)
           << "row " << r << " (sequence " << parts[r].seq << ") at " << s.done;

@@ -1,7 +1,5 @@
 #include "heron/model/batch.h"
 
-#include <algorithm>
-
 #include <mlx/ops.h>
 
 #include "heron/core/error.h"
@@ -25,25 +23,16 @@ Batch Batch::rows(const std::vector<std::vector<int>>& tokens, const std::vector
   if (tokens.empty() || tokens.size() != offsets.size()) {
     throw Error("a batch needs one offset for each of its rows, and at least one row");
   }
-  size_t longest = 0;
+  std::vector<int> ids;
+  std::vector<int> lens;
   for (const auto& row : tokens) {
     if (row.empty()) throw Error("a batch's row has no tokens");
-    longest = std::max(longest, row.size());
+    ids.insert(ids.end(), row.begin(), row.end());
+    lens.push_back(static_cast<int>(row.size()));
   }
-  std::vector<int> ids(tokens.size() * longest, 0);
-  std::vector<int> lens;
-  for (size_t r = 0; r < tokens.size(); ++r) {
-    std::copy(tokens[r].begin(), tokens[r].end(), ids.begin() + static_cast<long>(r * longest));
-    lens.push_back(static_cast<int>(tokens[r].size()));
-  }
-  const auto B = static_cast<int>(tokens.size());
-  return Batch{mx::array(ids.data(), {B, static_cast<int>(longest)}, mx::int32),
-               mx::array(offsets.data(), {B}, mx::int32), std::move(lens), logits_for};
-}
-
-bool Batch::uniform() const {
-  const int L = input_ids.shape(1);
-  return std::all_of(query_lens.begin(), query_lens.end(), [L](int n) { return n == L; });
+  const auto R = static_cast<int>(tokens.size());
+  return Batch{mx::array(ids.data(), {1, static_cast<int>(ids.size())}, mx::int32),
+               mx::array(offsets.data(), {R}, mx::int32), std::move(lens), logits_for};
 }
 
 }  // namespace heron::model

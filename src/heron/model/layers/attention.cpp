@@ -96,12 +96,14 @@ mx::array Attention::operator()(const mx::array& x, const Batch& batch, cache::C
                        {B, L, heads_ * head_dim_});
     qkv[0] = mx::slice(both, {0, 0, 0, 0}, {B, L, heads_, head_dim_});
   }
-  auto q = (*rope_)(heads(qkv[0], heads_, q_norm_), batch.seq_offsets);
-  auto k = (*rope_)(heads(qkv[1], kv_heads_, k_norm_), batch.seq_offsets);
+  auto q = heads(qkv[0], heads_, q_norm_);
+  auto k = heads(qkv[1], kv_heads_, k_norm_);
   auto v = heads(qkv[2], kv_heads_, std::nullopt);
-  auto out = by_row({q, k, v}, 2, batch, cache, [&](const auto& cut, cache::Cache& c) {
-    return attend(cut[0], c.update(cut[1], cut[2]), scale_, window_, sinks_);
-  });
+  auto out =
+      by_row({q, k, v}, 2, batch, cache, [&](const auto& cut, cache::Cache& c, const auto& offset) {
+        const auto history = c.update((*rope_)(cut[1], offset), cut[2]);
+        return attend((*rope_)(cut[0], offset), history, scale_, window_, sinks_);
+      });
   if (L > 1) out = mx::transpose(out, {0, 2, 1, 3});
   out = mx::reshape(out, {B, L, heads_ * head_dim_});
   if (gate) out = mx::multiply(out, mx::sigmoid(*gate));

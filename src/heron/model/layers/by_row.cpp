@@ -1,5 +1,7 @@
 #include "heron/model/layers/by_row.h"
 
+#include <numeric>
+
 #include <mlx/ops.h>
 
 #include "heron/cache/row_caches.h"
@@ -9,39 +11,35 @@ namespace heron::model {
 
 namespace mx = mlx::core;
 
-mx::array by_row(
-    const std::vector<mx::array>& inputs, int length_axis, const Batch& batch, cache::Cache& cache,
-    const std::function<mx::array(const std::vector<mx::array>&, cache::Cache&)>& one) {
+mx::array by_row(const std::vector<mx::array>& inputs, int length_axis, const Batch& batch,
+                 cache::Cache& cache, const RowPart& one) {
   auto* rows = dynamic_cast<cache::RowCaches*>(&cache);
-  if (rows == nullptr) return one(inputs, cache);
-  if (static_cast<int>(batch.query_lens.size()) != rows->rows()) {
-    throw Error("a batch has " + std::to_string(batch.query_lens.size()) + " rows but " +
+  if (rows == nullptr) return one(inputs, cache, batch.seq_offsets);
+  const auto& lens = batch.query_lens;
+  if (static_cast<int>(lens.size()) != rows->rows() ||
+      std::accumulate(lens.begin(), lens.end(), 0) != inputs[0].shape(length_axis)) {
+    throw Error("a batch has " + std::to_string(lens.size()) + " rows of " +
+                std::to_string(inputs[0].shape(length_axis)) + " tokens in all but " +
                 std::to_string(rows->rows()) + " caches");
   }
   std::vector<mx::array> outs;
-  outs.reserve(batch.query_lens.size());
+  outs.reserve(lens.size());
+  int start = 0;
   for (int r = 0; r < rows->rows(); ++r) {
-    const int n = batch.query_lens[static_cast<size_t>(r)];
+    const int n = lens[static_cast<size_t>(r)];
     std::vector<mx::array> cut;
     cut.reserve(inputs.size());
     for (const auto& x : inputs) {
-      auto stop = x.shape();
-      stop[0] = r + 1;
-      stop[length_axis] = n;
-      auto start = mx::Shape(x.ndim(), 0);
-      start[0] = r;
-      cut.push_back(mx::slice(x, start, stop));
+      auto from = mx::Shape(x.ndim(), 0);
+      auto to = x.shape();
+      from[length_axis] = start;
+      to[length_axis] = start + n;
+      cut.push_back(mx::slice(x, from, to));
     }
-    auto out = one(cut, rows->row(r));
-    const int length = inputs[0].shape(length_axis);
-    if (n < length) {
-      auto pad = out.shape();
-      pad[length_axis] = length - n;
-      out = mx::concatenate({out, mx::zeros(pad, out.dtype())}, length_axis);
-    }
-    outs.push_back(std::move(out));
+    outs.push_back(one(cut, rows->row(r), mx::slice(batch.seq_offsets, {r}, {r + 1})));
+    start += n;
   }
-  return mx::concatenate(outs, 0);
+  return mx::concatenate(outs, length_axis);
 }
 
 }  // namespace heron::model

@@ -40,12 +40,13 @@ Output decoder_output(const mx::array& h, const Batch& batch, const RMSNorm& nor
   const bool last = batch.logits_for == LogitsFor::Last && h.shape(1) > 1;
   auto final_position = [&](const mx::array& x) {
     if (!last) return x;
-    if (batch.uniform()) return mx::slice(x, {0, x.shape(1) - 1, 0}, x.shape());
-    std::vector<int> ends;  // each row's last valid position
-    for (int n : batch.query_lens) ends.push_back(n - 1);
-    const int B = x.shape(0);
-    const auto at = mx::reshape(mx::array(ends.data(), {B}, mx::int32), {B, 1, 1});
-    return mx::take_along_axis(x, mx::broadcast_to(at, {B, 1, x.shape(2)}), 1);
+    if (batch.query_lens.size() == 1) return mx::slice(x, {0, x.shape(1) - 1, 0}, x.shape());
+    // Packed rows: each row's last token, one row each.
+    std::vector<int> ends;
+    int end = 0;
+    for (int n : batch.query_lens) ends.push_back((end += n) - 1);
+    const auto R = static_cast<int>(ends.size());
+    return mx::reshape(mx::take(x, mx::array(ends.data(), {R}, mx::int32), 1), {R, 1, x.shape(2)});
   };
   if (!want_hiddens) return {head(norm(final_position(h))), std::nullopt};
   auto hiddens = norm(h);

@@ -123,9 +123,10 @@ mx::array GatedDeltaNet::operator()(const mx::array& x, const Batch& batch,
   const int L = x.shape(1);
   const auto parts = in_(x);
   const auto& z = parts[1];
-  auto y =
-      by_row({parts[0], parts[2], parts[3]}, 1, batch, cache,
-             [&](const auto& cut, cache::Cache& c) { return recur(cut[0], cut[1], cut[2], c); });
+  auto y = by_row({parts[0], parts[2], parts[3]}, 1, batch, cache,
+                  [&](const auto& cut, cache::Cache& c, const auto& /*offset*/) {
+                    return recur(cut[0], cut[1], cut[2], c);
+                  });
   // RMS-normed per head, gated by SiLU(z).
   y = kernels::rms_norm(y, norm_, eps_);
   y = swiglu(mx::reshape(z, y.shape()), y);

@@ -94,16 +94,15 @@ mx::array LatentAttention::operator()(const mx::array& x, const Batch& batch,
   const auto kv_parts = mx::split(in[1], mx::Shape{d.kv_lora_rank}, -1);
   // [B, L, x] -> [B, 1, L, x]: the cache's one "head".
   const auto latent = mx::expand_dims(latent_norm_(kv_parts[0]), 1);
-  const auto k_rope = (*rope_)(mx::expand_dims(kv_parts[1], 1), batch.seq_offsets);
-  const auto q_rope = (*rope_)(q_parts[1], batch.seq_offsets);
   // Scores are q_nope . (W_k latent) + q_rope . k_rope = [W_k^T q_nope | q_rope] . [latent |
   // k_rope].
-  const auto queries = mx::concatenate({embed_q_(q_parts[0]), q_rope}, 3);
+  const auto inputs = {embed_q_(q_parts[0]), q_parts[1], latent, mx::expand_dims(kv_parts[1], 1)};
   auto out =
-      by_row({queries, latent, k_rope}, 2, batch, cache, [&](const auto& cut, cache::Cache& c) {
-        const auto history = c.update(cut[1], cut[2]);
-        return kernels::scaled_dot_product_attention(cut[0], history.keys, history.values, scale_,
-                                                     cut[0].shape(2) > 1);
+      by_row(inputs, 2, batch, cache, [&](const auto& cut, cache::Cache& c, const auto& offset) {
+        const auto history = c.update(cut[2], (*rope_)(cut[3], offset));
+        const auto queries = mx::concatenate({cut[0], (*rope_)(cut[1], offset)}, 3);
+        return kernels::scaled_dot_product_attention(queries, history.keys, history.values, scale_,
+                                                     queries.shape(2) > 1);
       });
   out = unembed_out_(out);  // [B, heads, L, rank] -> [B, heads, L, v]
   out = mx::reshape(mx::transpose(out, {0, 2, 1, 3}), {B, L, heads_ * d.v_head_dim});
