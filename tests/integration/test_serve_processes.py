@@ -207,7 +207,8 @@ def test_model_larger_than_the_memory_limit_is_refused(heron_bin, tmp_path):
 
 
 @pytest.mark.parametrize("name,value", [("HERON_MAX_MEMORY", "lots"), ("HERON_MAX_QUEUE", "0"),
-                                        ("HERON_MAX_QUEUE", "many")])
+                                        ("HERON_MAX_QUEUE", "many"), ("HERON_NUM_PARALLEL", "0"),
+                                        ("HERON_NUM_PARALLEL", "four")])
 def test_bad_limits_stop_serve(heron_bin, name, value):
     r = subprocess.run([str(heron_bin), "serve"], capture_output=True, text=True, timeout=30,
                        env=dict(os.environ, **{name: value}))

@@ -1,7 +1,10 @@
 #include "heron/cli/environment.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+
+#include "heron/cli/args.h"
 
 namespace heron::cli {
 
@@ -15,6 +18,9 @@ const std::vector<EnvironmentVariable>& environment_variables() {
       {"HERON_MAX_LOADED_MODELS", "3", "models loaded at once"},
       {"HERON_MAX_MEMORY", "90% of RAM", "memory for loaded models (bytes, or 8GiB, 512MB...)"},
       {"HERON_MAX_QUEUE", "32", "requests that may wait per model before a 503"},
+      {"HERON_NUM_PARALLEL", "1",
+       "requests a model decodes together (batched; such rows skip the prefix cache and "
+       "speculation for now)"},
       {"HERON_LOAD_TIMEOUT", "300", "seconds a request waits for room to load its model"},
       {"HERON_CONTEXT_LENGTH", "4096", "context length when a request sets no num_ctx"},
       {"HERON_CACHE_MEMORY", "half the memory left after weights and context",
@@ -41,6 +47,18 @@ std::string environment_help() {
            v.meaning + " [" + v.default_value + "]\n";
   }
   return out;
+}
+
+int num_parallel_from_env() {
+  const char* v = std::getenv("HERON_NUM_PARALLEL");
+  if (v == nullptr || *v == '\0') return 1;
+  const std::string s(v);
+  if (s.size() <= 3 &&
+      std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const int n = std::stoi(s);
+    if (n >= 1 && n <= 256) return n;
+  }
+  throw UsageError("$HERON_NUM_PARALLEL must be an integer between 1 and 256, not '" + s + "'");
 }
 
 }  // namespace heron::cli

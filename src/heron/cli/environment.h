@@ -18,4 +18,9 @@ const std::vector<EnvironmentVariable>& environment_variables();
 // The table as `heron serve --help` shows it.
 std::string environment_help();
 
+// HERON_NUM_PARALLEL (as Ollama's OLLAMA_NUM_PARALLEL): requests a model decodes together,
+// 1 to 256 (unset: 1). Throws UsageError otherwise. serve checks it at start; each runner
+// reads it.
+int num_parallel_from_env();
+
 }  // namespace heron::cli

@@ -14,6 +14,7 @@
 
 #include "heron/cli/args.h"
 #include "heron/cli/commands.h"
+#include "heron/cli/environment.h"
 #include "heron/core/default_model.h"
 #include "heron/model/encoder_loader.h"
 #include "heron/runner/encoder_host.h"
@@ -91,6 +92,7 @@ int run_runner(const std::vector<std::string>& argv) {
     }
   }
   const int context = static_cast<int>(args.get_int("context", default_context, 1, 1 << 20));
+  const int num_parallel = num_parallel_from_env();
   const int max_queue = static_cast<int>(args.get_int("max-queue", 32, 1, 1 << 16));
 
   signal(SIGPIPE, SIG_IGN);  // a server that hangs up is a cancellation, not a crash
@@ -117,7 +119,7 @@ int run_runner(const std::vector<std::string>& argv) {
     encoder.emplace(path, max_queue);
     encoder->load();
   } else {
-    host.emplace(path, max_queue, context, cache_settings(), speculation);
+    host.emplace(path, max_queue, context, cache_settings(), speculation, num_parallel);
     host->load();
   }
   httplib::Server server;

@@ -115,6 +115,7 @@ int run_serve(const std::vector<std::string>& argv) {
   server::RunnerPool pool({std::filesystem::read_symlink("/proc/self/exe"),
                            env_size("HERON_MAX_LOADED_MODELS", 3), max_model_memory(),
                            std::chrono::seconds(env_size("HERON_LOAD_TIMEOUT", 300)), max_queue()});
+  num_parallel_from_env();  // each runner reads it: a bad value stops serve here
   server::ServerMetrics metrics;
   server::ServerContext ctx{pool, resolver, keep_alive, &metrics};
   httplib::Server http_server;

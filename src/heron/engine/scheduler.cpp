@@ -81,7 +81,43 @@ void Scheduler::leave(size_t index, const char* reason) {
   if (row->request.on_done) row->request.on_done(row->stats);
 }
 
+const char* Scheduler::commit(Row& row, TokenStep token) {
+  row.tokens.push_back(token.id);
+  if (row.stats.decode_tokens++ == 0) {
+    row.stats.prompt_seconds = seconds_since(row.start);
+    row.decode_start = Clock::now();
+  }
+  if (row.grammar) token.completes = row.grammar->accept(token.id);
+  const auto& eos = model_.config().eos_token_ids;
+  if (!row.request.options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
+    return "stop";
+  }
+  const Next what = row.request.on_token ? row.request.on_token(token) : Next::Continue;
+  if (what != Next::Continue) return what == Next::Stop ? "stop" : "cancelled";
+  if (token.completes) return "stop";  // the value is whole: nothing may follow
+  if (row.stats.decode_tokens >= row.budget) return "length";
+  return nullptr;
+}
+
+void Scheduler::fail(Row* row, const std::exception& error) {
+  const auto it =
+      std::find_if(rows_.begin(), rows_.end(), [row](const auto& r) { return r.get() == row; });
+  auto failed = std::move(*it);
+  rows_.erase(it);
+  sampler_.remove(failed->slot);
+  if (failed->request.on_error) failed->request.on_error(error);
+}
+
 void Scheduler::step() {
+  try {
+    batch_step();
+  } catch (const std::exception& e) {
+    // The caches may hold writes that were never evaluated: no row can go on.
+    while (!rows_.empty()) fail(rows_.back().get(), e);
+  }
+}
+
+void Scheduler::batch_step() {
   admit();
   for (size_t i = rows_.size(); i-- > 0;) {
     const auto& cancelled = rows_[i]->request.options.cancelled;
@@ -144,29 +180,12 @@ void Scheduler::step() {
   std::vector<std::pair<Row*, const char*>> finished;
   for (size_t k = 0; k < drawing.size(); ++k) {
     Row& row = *drawing[k];
-    TokenStep token = TokenRows(draws[k].token, draws[k].logprobs)[0];
-    row.tokens.push_back(token.id);
-    if (row.grammar) token.completes = row.grammar->accept(token.id);
-    if (row.stats.decode_tokens++ == 0) {
-      row.stats.prompt_seconds = seconds_since(row.start);
-      row.decode_start = Clock::now();
+    const TokenStep token = TokenRows(draws[k].token, draws[k].logprobs)[0];
+    try {
+      if (const char* reason = commit(row, token)) finished.emplace_back(&row, reason);
+    } catch (const std::exception& e) {
+      fail(&row, e);
     }
-    const auto& options = row.request.options;
-    const auto& eos = model_.config().eos_token_ids;
-    const char* reason = nullptr;
-    if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
-      reason = "stop";
-    } else {
-      const Next what = row.request.on_token ? row.request.on_token(token) : Next::Continue;
-      if (what != Next::Continue) {
-        reason = what == Next::Stop ? "stop" : "cancelled";
-      } else if (token.completes) {
-        reason = "stop";
-      } else if (row.stats.decode_tokens >= row.budget) {
-        reason = "length";
-      }
-    }
-    if (reason) finished.emplace_back(&row, reason);
   }
   for (const auto& [row, reason] : finished) {
     const auto it = std::find_if(rows_.begin(), rows_.end(),

@@ -22,7 +22,10 @@ struct RowRequest {
   std::vector<int> prompt;
   GenerateOptions options;  // options.speculate is ignored
   std::function<Next(const TokenStep&)> on_token;
-  std::function<void(const GenerateStats&)> on_done;  // once, when the row leaves
+  // Once, when the row leaves: on_done, or on_error when it failed (a forward that failed
+  // fails every row of its batch; a callback or grammar that failed, its own row).
+  std::function<void(const GenerateStats&)> on_done;
+  std::function<void(const std::exception&)> on_error;
 };
 
 class Scheduler {
@@ -40,13 +43,18 @@ class Scheduler {
   int waiting() const { return static_cast<int>(waiting_.size()); }
   bool idle() const { return rows_.empty() && waiting_.empty(); }
   // One forward over every row: prefilling rows their next chunk, decoding rows their
-  // last token, whose logits give their next. Calls on_token and on_done.
+  // last token, whose logits give their next. Calls on_token, on_done and on_error;
+  // throws nothing.
   void step();
 
  private:
   struct Row;
   void admit();
   void leave(size_t index, const char* reason);
+  void fail(Row* row, const std::exception& error);
+  // The row's drawn token joins it; returns why the row ends, or null.
+  const char* commit(Row& row, TokenStep token);
+  void batch_step();
 
   const model::Model& model_;
   int max_rows_;

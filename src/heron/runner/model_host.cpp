@@ -14,12 +14,14 @@
 namespace heron::runner {
 
 ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context,
-                     CacheSettings cache_settings, SpeculationSettings speculation)
+                     CacheSettings cache_settings, SpeculationSettings speculation,
+                     int num_parallel)
     : path_(std::move(path)),
       max_queue_(max_queue),
       default_context_(default_context),
       cache_settings_(std::move(cache_settings)),
-      speculation_(std::move(speculation)) {
+      speculation_(std::move(speculation)),
+      num_parallel_(std::max(1, num_parallel)) {
   status_ = {{"state", "loading"}, {"model", path_.string()}};
 }
 
@@ -27,6 +29,7 @@ ModelHost::~ModelHost() {
   // MLX arrays are freed on the thread that made them.
   worker_
       .submit([this] {
+        scheduler_.reset();
         cache_.reset();
         drafters_.reset();
         draft_.reset();
@@ -65,6 +68,9 @@ void ModelHost::load() {
             std::cerr << "heron runner: speculation costs start fresh: " << e.what() << std::endl;
           }
         }
+        if (num_parallel_ > 1) {
+          scheduler_ = std::make_unique<engine::Scheduler>(*loaded_.model, num_parallel_);
+        }
         refresh_status("ready");
       })
       .get();
@@ -85,6 +91,14 @@ bool ModelHost::submit(std::shared_ptr<CompletionJob> job) {
     return false;
   }
   ++waiting_;
+  if (num_parallel_ > 1 && !scripted_output_) {
+    {
+      std::lock_guard lock(arrivals_mu_);
+      arrivals_.push_back(std::move(job));
+    }
+    worker_.submit([this] { pump(); });
+    return true;
+  }
   worker_.submit([this, job = std::move(job)] {
     --waiting_;
     run(*job);
@@ -188,6 +202,68 @@ void ModelHost::run(CompletionJob& job) {
     cache_->persist();
   } catch (const std::exception& e) {
     std::cerr << "heron runner: the prefix cache's disk tier: " << e.what() << std::endl;
+  }
+}
+
+void ModelHost::pump() {
+  for (;;) {
+    std::vector<std::shared_ptr<CompletionJob>> arrived;
+    {
+      std::lock_guard lock(arrivals_mu_);
+      arrived.swap(arrivals_);
+    }
+    for (const auto& job : arrived) join(job);
+    if (scheduler_->idle()) break;
+    refresh_status("busy");
+    scheduler_->step();
+  }
+  refresh_status("ready");
+}
+
+void ModelHost::join(const std::shared_ptr<CompletionJob>& job) {
+  --waiting_;
+  auto done = [this, job](engine::GenerateStats stats) {
+    CompletionEvent e;
+    e.kind = CompletionEvent::Kind::Done;
+    e.stats = std::move(stats);
+    finish(*job, std::move(e));
+  };
+  if (job->cancelled) {  // the client left while queued
+    done({.done_reason = "cancelled"});
+    return;
+  }
+  auto emitter = std::make_shared<engine::Emitter>(*loaded_.tokenizer, job->stop);
+  auto send = [job](engine::Piece piece) {
+    if (piece.empty()) return;
+    CompletionEvent e;
+    e.piece = std::move(piece);
+    job->events.push(std::move(e));
+  };
+  auto fail = [this, job](const std::exception& e) {
+    CompletionEvent err;
+    err.kind = CompletionEvent::Kind::Error;
+    err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
+    err.message = e.what();
+    finish(*job, std::move(err));
+  };
+  engine::RowRequest row;
+  row.prompt = job->prompt;
+  row.options = job->options;
+  row.options.cancelled = [job] { return job->cancelled.load(); };
+  row.on_token = [job, emitter, send](const engine::TokenStep& step) {
+    if (job->cancelled) return engine::Next::Cancel;
+    send(emitter->feed(step));
+    return emitter->stopped() ? engine::Next::Stop : engine::Next::Continue;
+  };
+  row.on_done = [emitter, send, done](const engine::GenerateStats& stats) {
+    if (stats.done_reason != "cancelled") send(emitter->finish());
+    done(stats);
+  };
+  row.on_error = fail;
+  try {
+    scheduler_->add(std::move(row));
+  } catch (const std::exception& e) {
+    fail(e);
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The runner's model: loaded, run and freed on one MLX thread. HTTP threads tokenize
 // (the tokenizer is thread-safe) and submit jobs, which run one at a time in arrival
-// order; the queue is bounded so a flood is refused instead of piling up.
+// order, or with HERON_NUM_PARALLEL above 1 as the rows of one batch (engine::Scheduler;
+// its rows use neither the prefix cache nor speculation yet); the queue is bounded so a
+// flood is refused instead of piling up.
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -12,6 +14,7 @@
 
 #include "heron/cache/prefix_cache.h"
 #include "heron/core/worker.h"
+#include "heron/engine/scheduler.h"
 #include "heron/model/loader.h"
 #include "heron/runner/completion_job.h"
 #include "heron/runner/draft_setup.h"
@@ -37,8 +40,10 @@ struct SpeculationSettings {
 class ModelHost {
  public:
   // default_context: num_ctx when a request gives none (capped at the trained length).
+  // num_parallel: requests decoded together (HERON_NUM_PARALLEL); 1 runs one at a time.
   ModelHost(std::filesystem::path path, int max_queue, int default_context,
-            CacheSettings cache_settings, SpeculationSettings speculation = {});
+            CacheSettings cache_settings, SpeculationSettings speculation = {},
+            int num_parallel = 1);
   ~ModelHost();
   void load();  // blocks; throws heron::Error when the model cannot be loaded
 
@@ -55,6 +60,9 @@ class ModelHost {
 
  private:
   void run(CompletionJob& job);  // ends with finish()
+  // Batching: joins the jobs that arrived to the scheduler and steps it until it is idle.
+  void pump();
+  void join(const std::shared_ptr<CompletionJob>& job);
   // Frees the job's queue place, then sends its last event (Done or Error).
   void finish(CompletionJob& job, CompletionEvent last);
   void refresh_status(const char* state);
@@ -79,6 +87,10 @@ class ModelHost {
   nlohmann::json chat_format_;  // chat::ChatFormat of the tokenizer, for /status
   // Tests only (runner/scripted_output.h): the text every completion emits.
   std::optional<std::filesystem::path> scripted_output_ = scripted_output_from_env();
+  int num_parallel_ = 1;
+  std::unique_ptr<engine::Scheduler> scheduler_;  // when batching
+  std::mutex arrivals_mu_;
+  std::vector<std::shared_ptr<CompletionJob>> arrivals_;  // for the scheduler, not joined yet
   Worker worker_;  // last member: destroyed first, so no job outlives the model
 };
 
