@@ -206,6 +206,7 @@ void ModelHost::run(CompletionJob& job) {
 }
 
 void ModelHost::pump() {
+  bool busy = false;
   for (;;) {
     std::vector<std::shared_ptr<CompletionJob>> arrived;
     {
@@ -214,10 +215,11 @@ void ModelHost::pump() {
     }
     for (const auto& job : arrived) join(job);
     if (scheduler_->idle()) break;
-    refresh_status("busy");
+    if (!busy) refresh_status("busy");
+    busy = true;
     scheduler_->step();
   }
-  refresh_status("ready");
+  if (busy) refresh_status("ready");
 }
 
 void ModelHost::join(const std::shared_ptr<CompletionJob>& job) {
