@@ -137,5 +137,49 @@ TEST(SchedulerInput, PromptsThatCannotRunAreClearErrorsAndANoTokenBudgetEndsAtOn
   EXPECT_TRUE(scheduler.idle());
 }
 
+TEST(SchedulerMemory, RowsWaitForRoomAndARequestThatCannotFitFailsClearly) {
+  auto loaded = model::load_model(std::string(HERON_FIXTURES) + "/models/tiny-llama", kLoad);
+  const auto& model = *loaded.model;
+  // 1000 bytes a token: a 10-token prompt with 8 more reserves 18,000, so two rows fit in
+  // 40,000 though four may run.
+  Scheduler scheduler(model, /*max_rows=*/4, 512, {.budget = 40000, .per_token = 1000});
+  std::map<int, std::vector<int>> got;
+  std::map<int, std::string> errors;
+  int done = 0;
+  auto request = [&](int i, int max_tokens) {
+    RowRequest r;
+    r.prompt = prompt(10, i);
+    r.options.max_tokens = max_tokens;
+    r.options.ignore_eos = true;
+    r.options.sampling.temperature = 0;
+    r.on_token = [&got, i](const TokenStep& t) {
+      got[i].push_back(t.id);
+      return Next::Continue;
+    };
+    r.on_done = [&done](const GenerateStats&) { ++done; };
+    r.on_error = [&errors, i](const std::exception& e) {
+      EXPECT_NE(dynamic_cast<const NoRoom*>(&e), nullptr) << e.what();
+      errors[i] = e.what();
+    };
+    return r;
+  };
+  for (int i = 0; i < 4; ++i) scheduler.add(request(i, 8));
+  scheduler.add(request(4, 40));  // 50,000 bytes: never fits
+  int most = 0;
+  while (!scheduler.idle()) {
+    scheduler.step();
+    most = std::max(most, scheduler.rows());
+  }
+  EXPECT_EQ(most, 2);
+  EXPECT_EQ(done, 4);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[4].find("more than the"), std::string::npos) << errors[4];
+  GenerateOptions o;
+  o.max_tokens = 8;
+  o.ignore_eos = true;
+  o.sampling.temperature = 0;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], alone(model, prompt(10, i), o, -1)) << i;
+}
+
 }  // namespace
 }  // namespace heron::engine

@@ -31,14 +31,16 @@ struct Scheduler::Row {
   int cached = 0;           // positions the caches hold
   int budget = 0;           // tokens it may generate
   std::optional<sample::GrammarMask> grammar;
+  size_t reserved = 0;  // bytes of cache it may take
   GenerateStats stats;
   Clock::time_point start, decode_start;
 };
 
-Scheduler::Scheduler(const model::Model& model, int max_rows, int prefill_budget)
+Scheduler::Scheduler(const model::Model& model, int max_rows, int prefill_budget, RowMemory memory)
     : model_(model),
       max_rows_(std::max(1, max_rows)),
-      prefill_budget_(std::max(1, prefill_budget)) {}
+      prefill_budget_(std::max(1, prefill_budget)),
+      memory_(memory) {}
 
 Scheduler::~Scheduler() = default;
 
@@ -50,18 +52,37 @@ void Scheduler::add(RowRequest request) {
 
 void Scheduler::admit() {
   while (!waiting_.empty() && static_cast<int>(rows_.size()) < max_rows_) {
+    const auto& next = waiting_.front();
+    const int n = static_cast<int>(next.prompt.size());
+    const int room = effective_context(model_, next.options.context_length) - n;
+    const int budget = next.options.max_tokens < 0 ? room : std::min(next.options.max_tokens, room);
+    const size_t need = memory_.per_token * static_cast<size_t>(n + std::max(0, budget));
+    if (memory_.budget > 0 && budget > 0 && reserved_ + need > memory_.budget) {
+      if (need <= memory_.budget) return;  // it waits for rows to leave
+      auto request = std::move(waiting_.front());
+      waiting_.erase(waiting_.begin());
+      if (request.on_error) {
+        request.on_error(NoRoom("the request's caches would take " + std::to_string(need >> 20) +
+                                " MiB (" + std::to_string(n) + " prompt tokens and up to " +
+                                std::to_string(budget) + " more), more than the " +
+                                std::to_string(memory_.budget >> 20) +
+                                " MiB batched rows may use; shorten the prompt, num_predict "
+                                "or num_ctx"));
+      }
+      continue;
+    }
     auto row = std::make_unique<Row>();
     row->request = std::move(waiting_.front());
     waiting_.erase(waiting_.begin());
     const auto& options = row->request.options;
     const auto& prompt = row->request.prompt;
-    const int n = static_cast<int>(prompt.size());
-    const int room = effective_context(model_, options.context_length) - n;
-    row->budget = options.max_tokens < 0 ? room : std::min(options.max_tokens, room);
+    row->budget = budget;
     if (row->budget <= 0) {  // nothing to generate: done before it starts
       if (row->request.on_done) row->request.on_done({.prompt_tokens = n, .done_reason = "length"});
       continue;
     }
+    row->reserved = memory_.budget > 0 ? need : 0;
+    reserved_ += row->reserved;
     row->caches = model_.make_caches();
     row->slot = sampler_.add(options.sampling, options.logprobs, prompt);
     row->tokens = prompt;
@@ -75,6 +96,7 @@ void Scheduler::admit() {
 void Scheduler::leave(size_t index, const char* reason) {
   auto row = std::move(rows_[index]);
   rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(index));
+  reserved_ -= row->reserved;
   sampler_.remove(row->slot);
   row->stats.done_reason = reason;
   if (row->stats.decode_tokens > 0) row->stats.decode_seconds = seconds_since(row->decode_start);
@@ -104,6 +126,7 @@ void Scheduler::fail(Row* row, const std::exception& error) {
       std::find_if(rows_.begin(), rows_.end(), [row](const auto& r) { return r.get() == row; });
   auto failed = std::move(*it);
   rows_.erase(it);
+  reserved_ -= failed->reserved;
   sampler_.remove(failed->slot);
   if (failed->request.on_error) failed->request.on_error(error);
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "heron/core/error.h"
 #include "heron/engine/generator.h"
 #include "heron/sample/slot_sampler.h"
 
@@ -28,10 +29,24 @@ struct RowRequest {
   std::function<void(const std::exception&)> on_error;
 };
 
+// A row's caches are accounted before it is admitted: it reserves `per_token` bytes for
+// each token it may hold (its prompt and budget), and the rows' reservations stay within
+// `budget` (0: unbounded). A request that cannot fit even alone fails with NoRoom.
+struct RowMemory {
+  size_t budget = 0;
+  size_t per_token = 0;
+};
+
+class NoRoom : public Error {
+ public:
+  using Error::Error;
+};
+
 class Scheduler {
  public:
   // max_rows: rows per forward; prefill_budget: prompt tokens per step, over all rows.
-  Scheduler(const model::Model& model, int max_rows, int prefill_budget = 512);
+  Scheduler(const model::Model& model, int max_rows, int prefill_budget = 512,
+            RowMemory memory = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -59,6 +74,8 @@ class Scheduler {
   const model::Model& model_;
   int max_rows_;
   int prefill_budget_;
+  RowMemory memory_;
+  size_t reserved_ = 0;  // bytes the admitted rows reserved
   sample::SlotSampler sampler_;
   std::vector<std::unique_ptr<Row>> rows_;
   std::vector<RowRequest> waiting_;

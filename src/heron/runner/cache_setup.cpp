@@ -32,11 +32,18 @@ size_t available_memory() {
 
 }  // namespace
 
-size_t default_cache_memory(const model::ModelConfig& config, int context) {
+size_t cache_bytes_per_token(const model::ModelConfig& config) {
   const bool gpu = mlx::core::default_device() == mlx::core::Device::gpu;
-  const size_t per_token = static_cast<size_t>(config.attention_layers()) *
-                           config.cached_values_per_token() * (gpu ? 2 : 4);
-  const size_t live = per_token * static_cast<size_t>(context);
+  return static_cast<size_t>(config.attention_layers()) * config.cached_values_per_token() *
+         (gpu ? 2 : 4);
+}
+
+size_t default_batch_memory() {
+  return available_memory() / 2;
+}
+
+size_t default_cache_memory(const model::ModelConfig& config, int context) {
+  const size_t live = cache_bytes_per_token(config) * static_cast<size_t>(context);
   const size_t available = available_memory();
   return available > live ? (available - live) / 2 : 0;
 }

@@ -69,7 +69,11 @@ void ModelHost::load() {
           }
         }
         if (num_parallel_ > 1) {
-          scheduler_ = std::make_unique<engine::Scheduler>(*loaded_.model, num_parallel_);
+          // Rows' caches are accounted against what memory is left after the weights.
+          const engine::RowMemory memory{default_batch_memory(),
+                                         cache_bytes_per_token(loaded_.model->config())};
+          scheduler_ = std::make_unique<engine::Scheduler>(*loaded_.model, num_parallel_,
+                                                           /*prefill_budget=*/512, memory);
         }
         refresh_status("ready");
       })
@@ -244,7 +248,9 @@ void ModelHost::join(const std::shared_ptr<CompletionJob>& job) {
   auto fail = [this, job](const std::exception& e) {
     CompletionEvent err;
     err.kind = CompletionEvent::Kind::Error;
-    err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
+    err.status = dynamic_cast<const engine::NoRoom*>(&e) ? 503
+                 : dynamic_cast<const Error*>(&e)        ? 400
+                                                         : 500;
     err.message = e.what();
     finish(*job, std::move(err));
   };
