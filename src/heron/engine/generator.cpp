@@ -27,12 +27,9 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
                   const std::vector<int>& prompt, const GenerateOptions& options,
                   const std::function<Next(const TokenStep&)>& on_token, Speculation* speculation) {
   const int n = static_cast<int>(prompt.size());
-  const int context = effective_context(model, options.context_length);
-  const int room = context - n;
-  const int budget = options.max_tokens < 0 ? room : std::min(options.max_tokens, room);
+  const int budget = token_budget(model, n, options);
   sample::Sampler sampler(options.sampling, options.logprobs);
   sampler.set_history(prompt);
-  const auto& eos = model.config().eos_token_ids;
   auto& caches = cache.caches();
   auto offset = [&] { return caches[0]->offset(); };
 
@@ -105,19 +102,8 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
         decode_start = Clock::now();
       }
       ++stats.decode_tokens;
-      if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
-        stats.done_reason = "stop";
-        done = true;
-        break;
-      }
-      const Next what = on_token(token);
-      if (what != Next::Continue) {
-        stats.done_reason = what == Next::Stop ? "stop" : "cancelled";
-        done = true;
-        break;
-      }
-      if (token.completes) {  // the value is whole: nothing may follow
-        stats.done_reason = "stop";
+      if (const char* reason = end_reason(model, options, token, on_token)) {
+        stats.done_reason = reason;
         done = true;
         break;
       }
@@ -129,6 +115,24 @@ GenerateStats run(const model::Model& model, cache::PrefixCache& cache,
 }
 
 }  // namespace
+
+int token_budget(const model::Model& model, int n, const GenerateOptions& options) {
+  const int room = effective_context(model, options.context_length) - n;
+  return options.max_tokens < 0 ? room : std::min(options.max_tokens, room);
+}
+
+const char* end_reason(const model::Model& model, const GenerateOptions& options,
+                       const TokenStep& token,
+                       const std::function<Next(const TokenStep&)>& on_token) {
+  const auto& eos = model.config().eos_token_ids;
+  if (!options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
+    return "stop";
+  }
+  const Next what = on_token ? on_token(token) : Next::Continue;
+  if (what != Next::Continue) return what == Next::Stop ? "stop" : "cancelled";
+  if (token.completes) return "stop";  // the value is whole: nothing may follow
+  return nullptr;
+}
 
 void check_prompt(int n, int context) {
   if (n == 0) throw Error("the prompt is empty");

@@ -55,6 +55,17 @@ int effective_context(const model::Model& model, int requested);
 // Throws heron::Error for an empty prompt of n tokens or one that does not fit `context`.
 void check_prompt(int n, int context);
 
+// The tokens a request with an n-token prompt may generate: max_tokens (< 0: until the
+// context is full), never more than the context leaves.
+int token_budget(const model::Model& model, int n, const GenerateOptions& options);
+
+// Why generation ends at `token`, counted as generated (null: it goes on): EOS unless
+// ignored ("stop"), the callback's stop or cancel (it hears every token but EOS), a
+// grammar's whole value ("stop"). The budget is the caller's.
+const char* end_reason(const model::Model& model, const GenerateOptions& options,
+                       const TokenStep& token,
+                       const std::function<Next(const TokenStep&)>& on_token);
+
 // Where a prompt of n tokens leaves restore points in the prefix cache: every 8192 tokens
 // and 4 tokens before its end, so a regenerate, or a retry that changes only the end,
 // resumes from there.

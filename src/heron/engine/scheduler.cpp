@@ -54,8 +54,7 @@ void Scheduler::admit() {
   while (!waiting_.empty() && static_cast<int>(rows_.size()) < max_rows_) {
     const auto& next = waiting_.front();
     const int n = static_cast<int>(next.prompt.size());
-    const int room = effective_context(model_, next.options.context_length) - n;
-    const int budget = next.options.max_tokens < 0 ? room : std::min(next.options.max_tokens, room);
+    const int budget = token_budget(model_, n, next.options);
     const size_t need = memory_.per_token * static_cast<size_t>(n + std::max(0, budget));
     if (memory_.budget > 0 && budget > 0 && reserved_ + need > memory_.budget) {
       if (need <= memory_.budget) return;  // it waits for rows to leave
@@ -93,42 +92,40 @@ void Scheduler::admit() {
   }
 }
 
-void Scheduler::leave(size_t index, const char* reason) {
-  auto row = std::move(rows_[index]);
-  rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(index));
-  reserved_ -= row->reserved;
-  sampler_.remove(row->slot);
-  row->stats.done_reason = reason;
-  if (row->stats.decode_tokens > 0) row->stats.decode_seconds = seconds_since(row->decode_start);
-  if (row->request.on_done) row->request.on_done(row->stats);
+std::unique_ptr<Scheduler::Row> Scheduler::remove(Row* row) {
+  const auto it =
+      std::find_if(rows_.begin(), rows_.end(), [row](const auto& r) { return r.get() == row; });
+  auto removed = std::move(*it);
+  rows_.erase(it);
+  reserved_ -= removed->reserved;
+  sampler_.remove(removed->slot);
+  return removed;
 }
 
-const char* Scheduler::commit(Row& row, TokenStep token) {
+void Scheduler::leave(Row* row, const char* reason) {
+  auto left = remove(row);
+  left->stats.done_reason = reason;
+  if (left->stats.decode_tokens > 0) left->stats.decode_seconds = seconds_since(left->decode_start);
+  if (left->request.on_done) left->request.on_done(left->stats);
+}
+
+void Scheduler::fail(Row* row, const std::exception& error) {
+  auto failed = remove(row);
+  if (failed->request.on_error) failed->request.on_error(error);
+}
+
+const char* Scheduler::commit(Row& row, const TokenStep& step) {
+  TokenStep token = step;
   row.tokens.push_back(token.id);
   if (row.stats.decode_tokens++ == 0) {
     row.stats.prompt_seconds = seconds_since(row.start);
     row.decode_start = Clock::now();
   }
   if (row.grammar) token.completes = row.grammar->accept(token.id);
-  const auto& eos = model_.config().eos_token_ids;
-  if (!row.request.options.ignore_eos && std::find(eos.begin(), eos.end(), token.id) != eos.end()) {
-    return "stop";
+  if (const char* reason = end_reason(model_, row.request.options, token, row.request.on_token)) {
+    return reason;
   }
-  const Next what = row.request.on_token ? row.request.on_token(token) : Next::Continue;
-  if (what != Next::Continue) return what == Next::Stop ? "stop" : "cancelled";
-  if (token.completes) return "stop";  // the value is whole: nothing may follow
-  if (row.stats.decode_tokens >= row.budget) return "length";
-  return nullptr;
-}
-
-void Scheduler::fail(Row* row, const std::exception& error) {
-  const auto it =
-      std::find_if(rows_.begin(), rows_.end(), [row](const auto& r) { return r.get() == row; });
-  auto failed = std::move(*it);
-  rows_.erase(it);
-  reserved_ -= failed->reserved;
-  sampler_.remove(failed->slot);
-  if (failed->request.on_error) failed->request.on_error(error);
+  return row.stats.decode_tokens >= row.budget ? "length" : nullptr;
 }
 
 void Scheduler::step() {
@@ -144,7 +141,7 @@ void Scheduler::batch_step() {
   admit();
   for (size_t i = rows_.size(); i-- > 0;) {
     const auto& cancelled = rows_[i]->request.options.cancelled;
-    if (cancelled && cancelled()) leave(i, "cancelled");
+    if (cancelled && cancelled()) leave(rows_[i].get(), "cancelled");
   }
   // Each row's input: a prompt's next chunk (within the step's prefill budget), or the
   // token it drew last. A row whose input reaches the end of its tokens draws its next.
@@ -152,6 +149,7 @@ void Scheduler::batch_step() {
   std::vector<int> offsets;
   std::vector<cache::Caches*> caches;
   std::vector<Row*> in_batch, drawing;
+  std::vector<int> at;  // the drawing rows' places in the batch
   int prefill = prefill_budget_;
   for (auto& row : rows_) {
     const int total = static_cast<int>(row->tokens.size());
@@ -167,7 +165,10 @@ void Scheduler::batch_step() {
     caches.push_back(&row->caches);
     in_batch.push_back(row.get());
     row->cached += count;
-    if (row->cached == total) drawing.push_back(row.get());
+    if (row->cached == total) {
+      at.push_back(static_cast<int>(in_batch.size()) - 1);
+      drawing.push_back(row.get());
+    }
   }
   if (in_batch.empty()) return;
   auto logits = model::forward_rows(
@@ -180,14 +181,11 @@ void Scheduler::batch_step() {
   // The drawing rows' logits, one row each, sampled in one call.
   const int vocab = logits.shape(-1);
   logits = mx::reshape(logits, {static_cast<int>(in_batch.size()), vocab});
-  std::vector<int> at, slots;
+  std::vector<int> slots;
   std::vector<std::optional<mx::array>> allowed;
-  for (size_t j = 0; j < in_batch.size(); ++j) {
-    if (std::find(drawing.begin(), drawing.end(), in_batch[j]) == drawing.end()) continue;
-    at.push_back(static_cast<int>(j));
-    slots.push_back(in_batch[j]->slot);
-    auto& grammar = in_batch[j]->grammar;
-    allowed.push_back(grammar ? std::optional(grammar->allowed()) : std::nullopt);
+  for (Row* row : drawing) {
+    slots.push_back(row->slot);
+    allowed.push_back(row->grammar ? std::optional(row->grammar->allowed()) : std::nullopt);
   }
   if (at.size() < in_batch.size()) {
     logits = mx::take(logits, mx::array(at.data(), {static_cast<int>(at.size())}, mx::int32), 0);
@@ -210,11 +208,7 @@ void Scheduler::batch_step() {
       fail(&row, e);
     }
   }
-  for (const auto& [row, reason] : finished) {
-    const auto it = std::find_if(rows_.begin(), rows_.end(),
-                                 [row = row](const auto& r) { return r.get() == row; });
-    leave(static_cast<size_t>(it - rows_.begin()), reason);
-  }
+  for (const auto& [row, reason] : finished) leave(row, reason);
 }
 
 }  // namespace heron::engine

@@ -65,10 +65,12 @@ class Scheduler {
  private:
   struct Row;
   void admit();
-  void leave(size_t index, const char* reason);
+  // Takes a row out of the batch, with its memory reservation and sampler slot.
+  std::unique_ptr<Row> remove(Row* row);
+  void leave(Row* row, const char* reason);
   void fail(Row* row, const std::exception& error);
   // The row's drawn token joins it; returns why the row ends, or null.
-  const char* commit(Row& row, TokenStep token);
+  const char* commit(Row& row, const TokenStep& step);
   void batch_step();
 
   const model::Model& model_;

@@ -13,6 +13,24 @@
 
 namespace heron::runner {
 
+namespace {
+
+void send_piece(CompletionJob& job, engine::Piece piece) {
+  if (piece.empty()) return;
+  CompletionEvent e;
+  e.piece = std::move(piece);
+  job.events.push(std::move(e));
+}
+
+// A generated token through the job's emitter (stop strings) to its client.
+engine::Next feed(CompletionJob& job, engine::Emitter& emitter, const engine::TokenStep& step) {
+  if (job.cancelled) return engine::Next::Cancel;
+  send_piece(job, emitter.feed(step));
+  return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
+}
+
+}  // namespace
+
 ModelHost::ModelHost(std::filesystem::path path, int max_queue, int default_context,
                      CacheSettings cache_settings, SpeculationSettings speculation,
                      int num_parallel)
@@ -155,15 +173,26 @@ void ModelHost::finish(CompletionJob& job, CompletionEvent last) {
   job.events.push(std::move(last));
 }
 
+void ModelHost::done(CompletionJob& job, engine::GenerateStats stats) {
+  CompletionEvent e;
+  e.kind = CompletionEvent::Kind::Done;
+  e.stats = std::move(stats);
+  finish(job, std::move(e));
+}
+
+void ModelHost::fail(CompletionJob& job, const std::exception& error) {
+  CompletionEvent e;
+  e.kind = CompletionEvent::Kind::Error;
+  e.status = dynamic_cast<const engine::NoRoom*>(&error) ? 503
+             : dynamic_cast<const Error*>(&error)        ? 400
+                                                         : 500;
+  e.message = error.what();
+  finish(job, std::move(e));
+}
+
 void ModelHost::run(CompletionJob& job) {
-  auto done = [&](engine::GenerateStats stats) {
-    CompletionEvent e;
-    e.kind = CompletionEvent::Kind::Done;
-    e.stats = std::move(stats);
-    finish(job, std::move(e));
-  };
   if (job.cancelled) {  // the client left while queued
-    done({.done_reason = "cancelled"});
+    done(job, {.done_reason = "cancelled"});
     return;
   }
   refresh_status("busy");
@@ -171,34 +200,20 @@ void ModelHost::run(CompletionJob& job) {
     engine::Emitter emitter(*loaded_.tokenizer, job.stop);
     auto options = job.options;
     options.cancelled = [&job] { return job.cancelled.load(); };
-    auto send = [&](engine::Piece piece) {
-      if (piece.empty()) return;
-      CompletionEvent e;
-      e.piece = std::move(piece);
-      job.events.push(std::move(e));
-    };
     std::optional<engine::Speculation> speculation;
     if (drafters_) speculation.emplace(engine::Speculation{drafters_->chosen(), controller_});
-    auto on_token = [&](const engine::TokenStep& step) {
-      if (job.cancelled) return engine::Next::Cancel;
-      send(emitter.feed(step));
-      return emitter.stopped() ? engine::Next::Stop : engine::Next::Continue;
-    };
+    auto on_token = [&](const engine::TokenStep& step) { return feed(job, emitter, step); };
     auto stats = scripted_output_
                      ? emit_scripted_output(*scripted_output_, *loaded_.tokenizer,
                                             static_cast<int>(job.prompt.size()), options, on_token)
                      : engine::generate(*loaded_.model, *cache_, job.prompt, options, on_token,
                                         speculation ? &*speculation : nullptr);
-    if (stats.done_reason != "cancelled") send(emitter.finish());
+    if (stats.done_reason != "cancelled") send_piece(job, emitter.finish());
     const bool speculated = stats.speculation.rounds > 0;
-    done(std::move(stats));
+    done(job, std::move(stats));
     if (speculated) save_costs();
   } catch (const std::exception& e) {
-    CompletionEvent err;
-    err.kind = CompletionEvent::Kind::Error;
-    err.status = dynamic_cast<const Error*>(&e) ? 400 : 500;
-    err.message = e.what();
-    finish(job, std::move(err));
+    fail(job, e);
   }
   // After the answer has gone: the disk tier's copy of this conversation. A failing disk
   // costs the copy, never a request.
@@ -228,50 +243,27 @@ void ModelHost::pump() {
 
 void ModelHost::join(const std::shared_ptr<CompletionJob>& job) {
   --waiting_;
-  auto done = [this, job](engine::GenerateStats stats) {
-    CompletionEvent e;
-    e.kind = CompletionEvent::Kind::Done;
-    e.stats = std::move(stats);
-    finish(*job, std::move(e));
-  };
   if (job->cancelled) {  // the client left while queued
-    done({.done_reason = "cancelled"});
+    done(*job, {.done_reason = "cancelled"});
     return;
   }
   auto emitter = std::make_shared<engine::Emitter>(*loaded_.tokenizer, job->stop);
-  auto send = [job](engine::Piece piece) {
-    if (piece.empty()) return;
-    CompletionEvent e;
-    e.piece = std::move(piece);
-    job->events.push(std::move(e));
-  };
-  auto fail = [this, job](const std::exception& e) {
-    CompletionEvent err;
-    err.kind = CompletionEvent::Kind::Error;
-    err.status = dynamic_cast<const engine::NoRoom*>(&e) ? 503
-                 : dynamic_cast<const Error*>(&e)        ? 400
-                                                         : 500;
-    err.message = e.what();
-    finish(*job, std::move(err));
-  };
   engine::RowRequest row;
   row.prompt = job->prompt;
   row.options = job->options;
   row.options.cancelled = [job] { return job->cancelled.load(); };
-  row.on_token = [job, emitter, send](const engine::TokenStep& step) {
-    if (job->cancelled) return engine::Next::Cancel;
-    send(emitter->feed(step));
-    return emitter->stopped() ? engine::Next::Stop : engine::Next::Continue;
+  row.on_token = [job, emitter](const engine::TokenStep& step) {
+    return feed(*job, *emitter, step);
   };
-  row.on_done = [emitter, send, done](const engine::GenerateStats& stats) {
-    if (stats.done_reason != "cancelled") send(emitter->finish());
-    done(stats);
+  row.on_done = [this, job, emitter](const engine::GenerateStats& stats) {
+    if (stats.done_reason != "cancelled") send_piece(*job, emitter->finish());
+    done(*job, stats);
   };
-  row.on_error = fail;
+  row.on_error = [this, job](const std::exception& e) { fail(*job, e); };
   try {
     scheduler_->add(std::move(row));
   } catch (const std::exception& e) {
-    fail(e);
+    fail(*job, e);
   }
 }
 

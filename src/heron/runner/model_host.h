@@ -65,6 +65,9 @@ class ModelHost {
   void join(const std::shared_ptr<CompletionJob>& job);
   // Frees the job's queue place, then sends its last event (Done or Error).
   void finish(CompletionJob& job, CompletionEvent last);
+  void done(CompletionJob& job, engine::GenerateStats stats);
+  // 400 for what the request did (heron::Error), 503 when its caches cannot fit, else 500.
+  void fail(CompletionJob& job, const std::exception& error);
   void refresh_status(const char* state);
   void save_costs();
 
